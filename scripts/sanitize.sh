@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Builds build/asan (QD_SANITIZE=ON: ASan + UBSan, clang-19) with only the targets it runs, then
+# runs the unit tests, the parser fixtures and the quick malformed-input tests under it.
+# Usage: scripts/sanitize.sh
+# Exit: 0 if all pass; non-zero on any failure or sanitizer report.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/python312.sh
+
+cmake -S . -B build/asan -G Ninja \
+  -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_C_COMPILER=clang-19 \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQD_SANITIZE=ON -DQD_WERROR=ON >/dev/null
+cmake --build build/asan -j "${QD_JOBS:-2}" --target qd_unit_tests qdbuild
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+status=0
+echo "== sanitize: unit tests"
+build/asan/bin/qd_unit_tests || status=1
+
+echo "== sanitize: parser fixtures"
+if py=$(qd_find_python312); then
+  "$py" tests/parse/run_fixtures.py --qdbuild build/asan/bin/qdbuild || status=1
+else
+  echo "sanitize: skipped the fixtures (no Python 3.12; set QD_PYTHON312)"
+fi
+
+echo "== sanitize: malformed inputs (quick: no 100 MB files, no ulimit -v under ASan)"
+python3 tests/malformed/run_malformed.py --quick --qdbuild build/asan/bin/qdbuild || status=1
+
+if ((status)); then
+  echo "sanitize: FAILED"
+else
+  echo "sanitize: all passed"
+fi
+exit "$status"

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of qdbuild from Debian packages (bookworm + LLVM 19).
+# Idempotent: returns at once when everything is already installed; runs `apt-get update` only
+# when a package is missing and apt has no candidate for it.
+# Usage: scripts/setup.sh
+set -euo pipefail
+
+PACKAGES=(
+  cmake ninja-build
+  clang-19 lld-19 llvm-19-dev libclang-19-dev libclang-cpp19-dev liblld-19-dev libclang-rt-19-dev
+  clang-format-19
+  libzstd-dev nlohmann-json3-dev libcli11-dev doctest-dev libxxhash-dev libssl-dev
+  libtomlplusplus-dev
+  python3
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+  if [[ "$status" != "installed" ]]; then
+    missing+=("$pkg")
+  fi
+done
+
+if ((${#missing[@]} > 0)); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=()
+  if [[ $(id -u) -ne 0 ]]; then
+    SUDO=(sudo)
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  # Update the package lists only if apt does not know a missing package yet.
+  need_update=0
+  for pkg in "${missing[@]}"; do
+    candidate=$(apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ {print $2}')
+    if [[ -z "$candidate" || "$candidate" == "(none)" ]]; then
+      need_update=1
+      break
+    fi
+  done
+  if ((need_update)); then
+    "${SUDO[@]}" apt-get update -q
+  fi
+  "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all ${#PACKAGES[@]} packages present"
+fi
+
+# Python 3.12 is needed only by the tests that compare with CPython (corpus, fixtures, bench).
+# shellcheck source=scripts/python312.sh
+source "$(dirname "${BASH_SOURCE[0]}")/python312.sh"
+if py=$(qd_find_python312); then
+  echo "setup: Python 3.12 for CPython comparisons: $py"
+else
+  echo "setup: note: no Python 3.12 found (set QD_PYTHON312=/path/to/python3.12);" \
+    "tests comparing with CPython will be skipped"
+fi

@@ -1,0 +1,99 @@
+"""Helpers shared by the Python test scripts under tests/ and scripts/bench/ (stdlib only)."""
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_QDBUILD = ROOT / "build" / "bin" / "qdbuild"
+SKIP = 125  # ctest SKIP_RETURN_CODE
+
+# `path:line:col: error: message [QDnnn]` (the first such line is the primary diagnostic)
+ERROR_LINE = re.compile(rb"^(?P<path>.*?):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.*)$", re.M)
+
+
+def require_python312(what):
+    """Exits with SKIP unless running under CPython 3.12 (the reference for dump-ast)."""
+    if sys.version_info[:2] != (3, 12) or sys.implementation.name != "cpython":
+        print(f"SKIP: {what} needs CPython 3.12 as the reference; this is {sys.version.split()[0]}"
+              f" ({sys.executable}). Set QD_PYTHON312 or install pyenv 3.12.1.")
+        sys.exit(SKIP)
+
+
+def require_qdbuild(path):
+    path = Path(path)
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        print(f"FAIL: {path} does not exist; build it first (scripts/build.sh)")
+        sys.exit(1)
+    return path
+
+
+def cpython_dump(data):
+    """ast.dump of CPython for `data` (bytes): ("ok", dump) or ("error", lineno, message)."""
+    import ast
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            tree = ast.parse(data)
+        except SyntaxError as e:  # includes IndentationError / TabError
+            return ("error", e.lineno or 0, f"{type(e).__name__}: {e.msg}")
+        except (ValueError, MemoryError, RecursionError) as e:
+            return ("error", 0, f"{type(e).__name__}: {e}")
+    try:
+        return ("ok", ast.dump(tree, include_attributes=True))
+    except RecursionError as e:
+        return ("error", 0, f"RecursionError in ast.dump: {e}")
+
+
+def run_dump_ast(qdbuild, path, timeout=120, cwd=None):
+    """Runs `qdbuild dump-ast path`: (returncode, stdout bytes, stderr bytes); rc None on timeout."""
+    try:
+        p = subprocess.run([str(qdbuild), "dump-ast", str(path)], capture_output=True,
+                           timeout=timeout, cwd=cwd)
+    except subprocess.TimeoutExpired as e:
+        return None, e.stdout or b"", e.stderr or b""
+    return p.returncode, p.stdout, p.stderr
+
+
+def first_error(stderr):
+    """(line, col, message) of the first `path:line:col: error:` line, or None."""
+    m = ERROR_LINE.search(stderr)
+    if not m:
+        return None
+    return int(m.group("line")), int(m.group("col")), m.group("msg").decode("utf-8", "replace")
+
+
+def same_error_line(cpython_line, our_line):
+    """CPython reports line 0 for encoding problems (bad cookie, invalid UTF-8 in decoding);
+    qdbuild reports the line of the cookie or the first line, so 0 matches 1 or 2."""
+    if cpython_line == our_line:
+        return True
+    return cpython_line in (0, None) and our_line in (1, 2)
+
+
+def diff_excerpt(expected, actual, width=80):
+    """Short description of the first difference between two strings."""
+    n = min(len(expected), len(actual))
+    i = 0
+    while i < n and expected[i] == actual[i]:
+        i += 1
+    if i == n and len(expected) == len(actual):
+        return "identical"
+    lo = max(0, i - width)
+    return (f"first difference at column {i} (expected {len(expected)} chars, got {len(actual)})\n"
+            f"    expected: ...{expected[lo:i + width]!r}\n"
+            f"    qdbuild:  ...{actual[lo:i + width]!r}")
+
+
+def describe_rc(rc):
+    if rc is None:
+        return "timed out"
+    if rc < 0:
+        import signal
+        try:
+            return f"killed by {signal.Signals(-rc).name}"
+        except ValueError:
+            return f"killed by signal {-rc}"
+    return f"exit {rc}"
