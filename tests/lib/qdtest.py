@@ -38,13 +38,13 @@ def cpython_dump(data):
         try:
             tree = ast.parse(data)
         except SyntaxError as e:  # includes IndentationError / TabError
-            return ("error", e.lineno or 0, f"{type(e).__name__}: {e.msg}")
+            return ("error", e.lineno, f"{type(e).__name__}: {e.msg}")
         except (ValueError, MemoryError, RecursionError) as e:
-            return ("error", 0, f"{type(e).__name__}: {e}")
+            return ("error", None, f"{type(e).__name__}: {e}")
     try:
         return ("ok", ast.dump(tree, include_attributes=True))
     except RecursionError as e:
-        return ("error", 0, f"RecursionError in ast.dump: {e}")
+        return ("error", None, f"RecursionError in ast.dump: {e}")
 
 
 def run_dump_ast(qdbuild, path, timeout=120, cwd=None):
@@ -66,11 +66,14 @@ def first_error(stderr):
 
 
 def same_error_line(cpython_line, our_line):
-    """CPython reports line 0 for encoding problems (bad cookie, invalid UTF-8 in decoding);
-    qdbuild reports the line of the cookie or the first line, so 0 matches 1 or 2."""
+    """CPython reports line 0 for encoding problems (bad cookie, undecodable source); qdbuild
+    reports the line of the cookie or the first line, so 0 matches 1 or 2. A ValueError-style
+    rejection with no position at all (None) matches any line."""
     if cpython_line == our_line:
         return True
-    return cpython_line in (0, None) and our_line in (1, 2)
+    if cpython_line is None:
+        return our_line >= 1
+    return cpython_line == 0 and our_line in (1, 2)
 
 
 def diff_excerpt(expected, actual, width=80):
