@@ -29,8 +29,8 @@ inline uint32_t decode_one(std::string_view s, size_t& i, bool allow_surrogates)
     const int c1 = cont(1);
     const int c2 = c1 >= 0 ? cont(2) : -1;
     if (c2 >= 0) {
-      const uint32_t cp = ((b0 & 0x0Fu) << 12) | (static_cast<uint32_t>(c1) << 6) |
-                          static_cast<uint32_t>(c2);
+      const uint32_t cp =
+          ((b0 & 0x0Fu) << 12) | (static_cast<uint32_t>(c1) << 6) | static_cast<uint32_t>(c2);
       if (cp >= 0x800 && (allow_surrogates || cp < 0xD800 || cp > 0xDFFF)) {
         i += 3;
         return cp;
@@ -55,19 +55,16 @@ inline uint32_t decode_one(std::string_view s, size_t& i, bool allow_surrogates)
 
 }  // namespace
 
-uint32_t decode_utf8(std::string_view s, size_t& i) {
-  return decode_one(s, i, false);
-}
+uint32_t decode_utf8(std::string_view s, size_t& i) { return decode_one(s, i, false); }
 
-uint32_t decode_utf8_lenient(std::string_view s, size_t& i) {
-  return decode_one(s, i, true);
-}
+uint32_t decode_utf8_lenient(std::string_view s, size_t& i) { return decode_one(s, i, true); }
 
 void append_utf8(std::string& out, uint32_t cp) {
   if (cp < 0x80) {
     out.push_back(static_cast<char>(cp));
   } else if (cp < 0x800) {
-    const char buf[2] = {static_cast<char>(0xC0 | (cp >> 6)), static_cast<char>(0x80 | (cp & 0x3F))};
+    const char buf[2] = {static_cast<char>(0xC0 | (cp >> 6)),
+                         static_cast<char>(0x80 | (cp & 0x3F))};
     out.append(buf, 2);
   } else if (cp < 0x10000) {
     const char buf[3] = {static_cast<char>(0xE0 | (cp >> 12)),
@@ -107,7 +104,7 @@ size_t count_code_points(std::string_view s) {
     if (static_cast<unsigned char>(s[i]) < 0x80) {
       ++i;
     } else {
-      decode_one(s, i, false);
+      decode_one(s, i, true);
     }
     ++count;
   }

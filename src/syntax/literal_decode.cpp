@@ -31,35 +31,22 @@ int hex_value(char c) {
   return -1;
 }
 
-bool is_octal(char c) {
-  return c >= '0' && c <= '7';
-}
+bool is_octal(char c) { return c >= '0' && c <= '7'; }
 
 // Simple one-character escapes shared by str and bytes; returns -1 if `c` is not one.
 int simple_escape(char c) {
   switch (c) {
-    case '\\':
-      return '\\';
-    case '\'':
-      return '\'';
-    case '"':
-      return '"';
-    case 'a':
-      return '\a';
-    case 'b':
-      return '\b';
-    case 'f':
-      return '\f';
-    case 'n':
-      return '\n';
-    case 'r':
-      return '\r';
-    case 't':
-      return '\t';
-    case 'v':
-      return '\v';
-    default:
-      return -1;
+    case '\\': return '\\';
+    case '\'': return '\'';
+    case '"': return '"';
+    case 'a': return '\a';
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    case 'v': return '\v';
+    default: return -1;
   }
 }
 
@@ -147,7 +134,8 @@ bool decode_str_literal(std::string_view body, bool raw, std::string& out,
   while (i < n) {
     if (data[i] != '\\') {
       const void* next = std::memchr(data + i, '\\', n - i);
-      const size_t stop = next == nullptr ? n : static_cast<size_t>(static_cast<const char*>(next) - data);
+      const size_t stop =
+          next == nullptr ? n : static_cast<size_t>(static_cast<const char*>(next) - data);
       out.append(data + i, stop - i);
       i = stop;
       continue;
@@ -266,7 +254,8 @@ bool decode_bytes_literal(std::string_view body, bool raw, std::string& out,
   while (i < n) {
     if (data[i] != '\\') {
       const void* next = std::memchr(data + i, '\\', n - i);
-      const size_t stop = next == nullptr ? n : static_cast<size_t>(static_cast<const char*>(next) - data);
+      const size_t stop =
+          next == nullptr ? n : static_cast<size_t>(static_cast<const char*>(next) - data);
       out.append(data + i, stop - i);
       i = stop;
       continue;
@@ -274,7 +263,8 @@ bool decode_bytes_literal(std::string_view body, bool raw, std::string& out,
     const size_t start = i;
     ++i;
     if (i >= n) {
-      problems.push_back({static_cast<uint32_t>(start), true, "(value error) Trailing \\ in string"});
+      problems.push_back(
+          {static_cast<uint32_t>(start), true, "(value error) Trailing \\ in string"});
       return false;
     }
     const char c = data[i++];
@@ -304,8 +294,9 @@ bool decode_bytes_literal(std::string_view body, bool raw, std::string& out,
       const int d1 = i + 1 < n ? hex_value(data[i]) : -1;
       const int d2 = i + 1 < n ? hex_value(data[i + 1]) : -1;
       if (d1 < 0 || d2 < 0) {
-        problems.push_back({static_cast<uint32_t>(start), true,
-                            "(value error) invalid \\x escape at position " + std::to_string(start)});
+        problems.push_back(
+            {static_cast<uint32_t>(start), true,
+             "(value error) invalid \\x escape at position " + std::to_string(start)});
         return false;
       }
       out.push_back(static_cast<char>((d1 << 4) | d2));

@@ -51,20 +51,11 @@ char choose_quote(std::string_view s) {
 // Escapes one ASCII byte that is not plain; returns true if it was handled as ASCII.
 void append_ascii_escape(std::string& out, unsigned char c, char quote) {
   switch (c) {
-    case '\\':
-      out.append("\\\\");
-      return;
-    case '\t':
-      out.append("\\t");
-      return;
-    case '\n':
-      out.append("\\n");
-      return;
-    case '\r':
-      out.append("\\r");
-      return;
-    default:
-      break;
+    case '\\': out.append("\\\\"); return;
+    case '\t': out.append("\\t"); return;
+    case '\n': out.append("\\n"); return;
+    case '\r': out.append("\\r"); return;
+    default: break;
   }
   if (c == static_cast<unsigned char>(quote)) {
     out.push_back('\\');
@@ -225,9 +216,7 @@ void repr_bytes(std::string& out, std::string_view bytes) {
   out.push_back(quote);
 }
 
-void repr_float(std::string& out, double v) {
-  format_double(out, v, true);
-}
+void repr_float(std::string& out, double v) { format_double(out, v, true); }
 
 void repr_imaginary(std::string& out, double imag) {
   format_double(out, imag, false);

@@ -254,13 +254,13 @@ int find_syllable(std::string_view s, const char* const* table, int count, size_
 }
 
 bool lookup_hangul(std::string_view rest, uint32_t& cp) {
-  static const char* const k_l[] = {"G", "GG", "N", "D", "DD", "R", "M", "B", "BB", "S",
-                                    "SS", "",  "J", "JJ", "C", "K", "T", "P", "H"};
-  static const char* const k_v[] = {"A",  "AE", "YA", "YAE", "EO", "E",  "YEO",
-                                    "YE", "O",  "WA", "WAE", "OE", "YO", "U",
-                                    "WEO", "WE", "WI", "YU", "EU", "YI", "I"};
-  static const char* const k_t[] = {"",   "G",  "GG", "GS", "N",  "NJ", "NH", "D",  "L",  "LG",
-                                    "LM", "LB", "LS", "LT", "LP", "LH", "M",  "B",  "BS", "S",
+  static const char* const k_l[] = {"G",  "GG", "N", "D",  "DD", "R", "M", "B", "BB", "S",
+                                    "SS", "",   "J", "JJ", "C",  "K", "T", "P", "H"};
+  static const char* const k_v[] = {"A",   "AE", "YA", "YAE", "EO", "E",  "YEO",
+                                    "YE",  "O",  "WA", "WAE", "OE", "YO", "U",
+                                    "WEO", "WE", "WI", "YU",  "EU", "YI", "I"};
+  static const char* const k_t[] = {"",   "G",  "GG", "GS", "N",  "NJ", "NH", "D", "L",  "LG",
+                                    "LM", "LB", "LS", "LT", "LP", "LH", "M",  "B", "BS", "S",
                                     "SS", "NG", "J",  "C",  "K",  "T",  "P",  "H"};
   size_t len = 0;
   const int l = find_syllable(rest, k_l, 19, len);
