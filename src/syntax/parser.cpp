@@ -60,6 +60,9 @@ ast::Name* Parser::name_node(const Token& t, ast::ExprContext ctx) {
 void Parser::fail_range(int32_t line, int32_t col, int32_t end_line, int32_t end_col,
                         std::string message, const char* code) {
   if (!m_speculating) {
+    if (m_first_error_token == SIZE_MAX) {
+      m_first_error_token = m_pos;
+    }
     Diagnostic d;
     d.severity = Severity::Error;
     d.line = line;
@@ -138,7 +141,9 @@ bool is_unclosed_bracket_error(const Diagnostic& d) {
 // tokenizer error at or before the parser's error always wins; a later one wins too (CPython
 // tokenizes the rest of the file to look for one), except an unclosed bracket opened after the
 // line of the parser's error.
-void order_errors(std::vector<Diagnostic>& parser_diags, const std::vector<Diagnostic>& lexer_diags,
+// `parser_error_token` / `lexer_error_token`: token indexes of the first errors (SIZE_MAX: none).
+void order_errors(std::vector<Diagnostic>& parser_diags, size_t parser_error_token,
+                  const std::vector<Diagnostic>& lexer_diags, size_t lexer_error_token,
                   std::vector<Diagnostic>& out) {
   const Diagnostic* lex_err = nullptr;
   for (const auto& d : lexer_diags) {
@@ -156,7 +161,7 @@ void order_errors(std::vector<Diagnostic>& parser_diags, const std::vector<Diagn
   }
   bool lexer_first = false;
   if (lex_err != nullptr) {
-    if (parse_err == nullptr) {
+    if (parse_err == nullptr || parser_error_token >= lexer_error_token) {
       lexer_first = true;
     } else if (!is_unclosed_bracket_error(*lex_err)) {
       lexer_first = true;
@@ -214,7 +219,15 @@ std::unique_ptr<ParseResult> parse_bytes(std::string path, std::string bytes) {
   TokenStream ts = tokenize(r->source.text());
   Parser p(r->source.text(), ts.tokens, r->arena);
   r->module = p.parse_module();
-  order_errors(p.diagnostics(), ts.diagnostics, r->diagnostics);
+  size_t lexer_error_token = SIZE_MAX;
+  for (size_t i = 0; i < ts.tokens.size(); ++i) {
+    if (ts.tokens[i].kind == TokenKind::Error) {
+      lexer_error_token = i;
+      break;
+    }
+  }
+  order_errors(p.diagnostics(), p.m_first_error_token, ts.diagnostics, lexer_error_token,
+               r->diagnostics);
   return r;
 }
 

@@ -98,6 +98,24 @@ static Expr* parse_replacement_field(Parser& p, bool is_raw) {
     p.advance();
     debug = true;
     debug_text = p.m_text.substr(lbrace.end, p.tok().begin - lbrace.end);
+    if (debug_text.find('#') != std::string_view::npos) {
+      // CPython's tokenizer drops every '#'..end-of-line run from the debug text (even one
+      // inside a string literal of the expression).
+      std::string stripped;
+      for (size_t i = 0; i < debug_text.size(); ++i) {
+        if (debug_text[i] == '#') {
+          while (i < debug_text.size() && debug_text[i] != '\n') {
+            ++i;
+          }
+          if (i < debug_text.size()) {
+            stripped += '\n';
+          }
+        } else {
+          stripped += debug_text[i];
+        }
+      }
+      debug_text = p.m_arena.copy(stripped);
+    }
   }
   int32_t conversion = -1;
   const Token* conv_tok = nullptr;

@@ -7,6 +7,7 @@
 // which reproduces CPython's positions (including parentheses around operands).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -218,8 +219,8 @@ public:
   std::vector<void*> m_scratch;
   std::vector<Diagnostic> m_diags;
   bool m_speculating = false;
-  // Furthest token index examined; generic "invalid syntax" errors are reported there.
-  size_t m_furthest = 0;
+  // Index of the token at which the first error was reported (SIZE_MAX: none).
+  size_t m_first_error_token = SIZE_MAX;
 };
 
 }  // namespace qd::syntax

@@ -219,6 +219,12 @@ Stmt* Parser::parse_class_def(const Token& start, Seq<Expr*> decorators) {
   if (at(K::LPar)) {
     const Token& lpar = tok();
     Call* call = static_cast<Call*>(parse_call(nullptr, lpar));
+    for (Expr* b : call->args) {
+      if (b->tag == ExprKind::GeneratorExp && b->pos.col_offset == lpar.col &&
+          b->pos.lineno == lpar.line) {
+        fail_at(static_cast<GeneratorExp*>(b)->generators[0]->target->pos, "invalid syntax");
+      }
+    }
     bases = call->args;
     keywords = call->keywords;
   }
@@ -483,7 +489,8 @@ Stmt* Parser::parse_try() {
     finalbody = parse_block(f, "'finally' statement");
   }
   if (handlers.empty() && finalbody.empty()) {
-    fail_at(tok(), "expected 'except' or 'finally' block");
+    fail_range(m_prev_line, m_prev_col, m_prev_line, m_prev_col + 1,
+               "expected 'except' or 'finally' block");
   }
   if (star) {
     auto* s = make<TryStar>(span(start));
