@@ -1,0 +1,11 @@
+// Entry points of the subcommands (one file each: cmd_<name>.cpp).
+#pragma once
+
+#include "driver/exit_status.hpp"
+
+namespace qd::driver {
+
+ExitStatus cmd_dump_ast(int argc, char** argv);
+ExitStatus cmd_scan(int argc, char** argv);
+
+}  // namespace qd::driver

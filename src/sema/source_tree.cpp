@@ -1,0 +1,108 @@
+#include "sema/source_tree.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+namespace qd::sema {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_hidden(const fs::path& p) {
+  std::string name = p.filename().string();
+  return !name.empty() && name[0] == '.' && name != "." && name != "..";
+}
+
+std::string join(const std::string& dir, const std::string& relative) {
+  if (dir.empty() || dir == ".") {
+    return relative;
+  }
+  if (dir.back() == '/') {
+    return dir + relative;
+  }
+  return dir + "/" + relative;
+}
+
+void walk_directory(const std::string& argument, size_t index, SourceTree& out) {
+  std::vector<SourceEntry> found;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(argument, fs::directory_options::none, ec);
+  if (ec) {
+    out.errors.push_back("cannot read directory '" + argument + "': " + ec.message());
+    return;
+  }
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) {
+      out.errors.push_back("cannot read directory '" + argument + "': " + ec.message());
+      break;
+    }
+    const fs::directory_entry& entry = *it;
+    std::error_code type_ec;
+    if (entry.is_directory(type_ec)) {
+      if (is_hidden(entry.path())) {
+        it.disable_recursion_pending();
+      }
+      continue;
+    }
+    if (entry.path().extension() != ".py" || !entry.is_regular_file(type_ec)) {
+      continue;
+    }
+    SourceEntry e;
+    e.relative = entry.path().lexically_relative(argument).generic_string();
+    e.path = join(argument, e.relative);
+    e.module = module_name(e.relative);
+    e.argument = index;
+    found.push_back(std::move(e));
+  }
+  std::sort(found.begin(), found.end(),
+            [](const SourceEntry& a, const SourceEntry& b) { return a.relative < b.relative; });
+  for (SourceEntry& e : found) {
+    out.files.push_back(std::move(e));
+  }
+}
+
+}  // namespace
+
+std::string module_name(const std::string& relative) {
+  std::string m = relative;
+  if (m.size() >= 3 && m.compare(m.size() - 3, 3, ".py") == 0) {
+    m.resize(m.size() - 3);
+  }
+  const std::string init = "__init__";
+  if (m.size() > init.size() && m.compare(m.size() - init.size() - 1, init.size() + 1, "/" + init) == 0) {
+    m.resize(m.size() - init.size() - 1);
+  }
+  std::replace(m.begin(), m.end(), '/', '.');
+  return m;
+}
+
+SourceTree find_sources(const std::vector<std::string>& arguments) {
+  SourceTree out;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const std::string& arg = arguments[i];
+    std::error_code ec;
+    fs::file_status st = fs::status(arg, ec);
+    if (ec || !fs::exists(st)) {
+      out.errors.push_back("cannot access '" + arg + "': " +
+                           (ec ? ec.message() : std::string(std::strerror(ENOENT))));
+      continue;
+    }
+    if (fs::is_directory(st)) {
+      walk_directory(arg, i, out);
+      continue;
+    }
+    SourceEntry e;
+    e.path = arg;
+    e.relative = fs::path(arg).filename().string();
+    e.module = module_name(e.relative);
+    e.argument = i;
+    out.files.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace qd::sema

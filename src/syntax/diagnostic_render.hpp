@@ -1,0 +1,38 @@
+// Rendering source diagnostics for people (a code frame) and for tools (JSON).
+//
+// Text form (STYLE.md "one diagnostic format everywhere"):
+//   path:line:col: error: message [QD001]
+//       x = (1 +
+//           ^
+// `col` is the 1-based character column (SourceFile::char_column of the byte column). The frame
+// is left out when the source line is not available (e.g. after an encoding error). Tabs in the
+// source line are kept in the caret line so the caret lines up.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "syntax/diagnostic.hpp"
+#include "syntax/source_file.hpp"
+
+namespace qd::syntax {
+
+const char* name_of(Severity s);  // "error" / "warning" / "note"
+
+// "path:line:col: error: message [QDnnn]" without a newline (no " [..]" when code is empty).
+// `source` may be null (then col is the byte column + 1).
+std::string render_header(const Diagnostic& d, std::string_view path, const SourceFile* source);
+
+// The header, then the source line and the caret line, each ending in '\n'.
+std::string render_diagnostic(const Diagnostic& d, std::string_view path, const SourceFile* source);
+
+// One JSON object with DESIGN.md's fields: {"file","line","col","end_line","end_col","severity",
+// "code","kernel","message"}; columns are 1-based character columns as in the text form, `kernel`
+// is null when empty.
+std::string diagnostic_json(const Diagnostic& d, std::string_view path, const SourceFile* source,
+                            std::string_view kernel = {});
+
+// A JSON string literal (quotes included) for UTF-8 text; invalid bytes become U+FFFD.
+std::string json_quote(std::string_view text);
+
+}  // namespace qd::syntax

@@ -1,0 +1,47 @@
+#include "syntax/diagnostic_render.hpp"
+
+#include <doctest/doctest.h>
+
+namespace qd::syntax {
+namespace {
+
+Diagnostic make(int32_t line, int32_t col, int32_t end_col, const char* message) {
+  Diagnostic d;
+  d.line = line;
+  d.col = col;
+  d.end_line = line;
+  d.end_col = end_col;
+  d.code = k_code_syntax;
+  d.message = message;
+  return d;
+}
+
+TEST_CASE("header, source line and caret, in character columns") {
+  SourceFile f = SourceFile::from_bytes("a.py", "x = 1\n\t\xC3\xA9 = (1 +\n");
+  Diagnostic d = make(2, 6, 9, "'(' was never closed");
+  CHECK(render_header(d, "a.py", &f) == "a.py:2:6: error: '(' was never closed [QD001]");
+  CHECK(render_diagnostic(d, "a.py", &f) ==
+        "a.py:2:6: error: '(' was never closed [QD001]\n"
+        "\t\xC3\xA9 = (1 +\n"
+        "\t    ^~~\n");
+}
+
+TEST_CASE("no frame without source text; no code suffix without a code") {
+  Diagnostic d = make(3, 4, 4, "unknown encoding: uft-8");
+  d.code.clear();
+  d.severity = Severity::Warning;
+  CHECK(render_diagnostic(d, "b.py", nullptr) == "b.py:3:5: warning: unknown encoding: uft-8\n");
+}
+
+TEST_CASE("JSON form") {
+  SourceFile f = SourceFile::from_bytes("a.py", "\xC3\xA9\xC3\xA9 = )\n");
+  Diagnostic d = make(1, 7, 8, "unmatched ')'");
+  CHECK(diagnostic_json(d, "dir/a \"q\".py", &f, "m:k") ==
+        "{\"file\":\"dir/a \\\"q\\\".py\",\"line\":1,\"col\":6,\"end_line\":1,\"end_col\":7,"
+        "\"severity\":\"error\",\"code\":\"QD001\",\"kernel\":\"m:k\",\"message\":\"unmatched ')'\"}");
+  CHECK(diagnostic_json(d, "a.py", &f).find("\"kernel\":null") != std::string::npos);
+  CHECK(json_quote("a\nb\x01\xFF") == "\"a\\nb\\u0001\\ufffd\"");
+}
+
+}  // namespace
+}  // namespace qd::syntax
