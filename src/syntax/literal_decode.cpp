@@ -126,7 +126,6 @@ bool decode_str_literal(std::string_view body, bool raw, std::string& out,
     out.append(body);
     return true;
   }
-  out.reserve(out.size() + n);
   size_t first_invalid = k_none;
   bool first_invalid_octal = false;
   size_t i = static_cast<size_t>(static_cast<const char*>(first_backslash) - data);
@@ -246,7 +245,6 @@ bool decode_bytes_literal(std::string_view body, bool raw, std::string& out,
     out.append(body);
     return true;
   }
-  out.reserve(out.size() + n);
   size_t first_invalid = k_none;
   bool first_invalid_octal = false;
   size_t i = static_cast<size_t>(static_cast<const char*>(first_backslash) - data);

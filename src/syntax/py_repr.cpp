@@ -149,7 +149,6 @@ void format_double(std::string& out, double v, bool add_dot_0) {
 
 void repr_str(std::string& out, std::string_view utf8) {
   const char quote = choose_quote(utf8);
-  out.reserve(out.size() + utf8.size() + 2);
   out.push_back(quote);
   const char* data = utf8.data();
   const size_t n = utf8.size();
@@ -194,7 +193,6 @@ void repr_str(std::string& out, std::string_view utf8) {
 
 void repr_bytes(std::string& out, std::string_view bytes) {
   const char quote = choose_quote(bytes);
-  out.reserve(out.size() + bytes.size() + 3);
   out.push_back('b');
   out.push_back(quote);
   const char* data = bytes.data();
