@@ -44,9 +44,15 @@ for f in "${bad[@]}"; do
   n=$("$CLANG_FORMAT" --dry-run "$f" 2>&1 | grep -c 'warning:')
   echo "  $f ($n places)"
 done
-echo
+echo "fix: scripts/check_format.sh --fix  (or $CLANG_FORMAT -i FILE)"
+shown=0
 for f in "${bad[@]}"; do
-  echo "--- $f (first differences; fix with: $CLANG_FORMAT -i $f)"
-  "$CLANG_FORMAT" "$f" | diff -u "$f" - | sed -n '3,20p'
+  if ((shown == 5)); then
+    echo "... (first differences shown for 5 files only)"
+    break
+  fi
+  shown=$((shown + 1))
+  echo "--- $f (first differences)"
+  "$CLANG_FORMAT" "$f" | diff -u "$f" - | sed -n '3,14p'
 done
 exit 1
