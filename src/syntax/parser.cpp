@@ -119,8 +119,9 @@ void Parser::warn_at(const Token& t, std::string message) {
 }
 
 void Parser::too_deep() {
-  m_depth = 0;  // let the unwinding code run without tripping the guard again
-  fail_at(tok(), "too many nested parentheses", k_code_limit);
+  fail_at(tok(), "source too complex to parse: expressions nested deeper than " +
+                     std::to_string(k_max_depth) + " levels",
+          k_code_limit);
 }
 
 ast::Module* Parser::parse_module() {

@@ -271,7 +271,9 @@ Expr* binary_chain(Parser& p, Next next, bool (*op_of)(TokenKind, Operator&)) {
   const Token& start = p.tok();
   Expr* left = (p.*next)();
   Operator op;
+  int added = 0;
   while (op_of(p.kind(), op)) {
+    p.chain_link(added);
     p.advance();
     auto* b = p.make<BinOp>();
     b->left = left;
@@ -280,6 +282,7 @@ Expr* binary_chain(Parser& p, Next next, bool (*op_of)(TokenKind, Operator&)) {
     b->pos = p.span(start);
     left = b;
   }
+  p.m_depth -= added;
   return left;
 }
 
@@ -360,6 +363,7 @@ Expr* Parser::parse_power() {
   if (!at(K::DoubleStar)) {
     return e;
   }
+  DepthGuard guard(*this);
   advance();
   auto* b = make<BinOp>();
   b->left = e;
@@ -384,7 +388,11 @@ Expr* Parser::parse_await_primary() {
 Expr* Parser::parse_primary() {
   const Token& start = tok();
   Expr* e = parse_atom();
+  int added = 0;
   for (;;) {
+    if (at(K::Dot) || at(K::LPar) || at(K::LSqb)) {
+      chain_link(added);
+    }
     switch (kind()) {
       case K::Dot: {
         advance();
@@ -415,6 +423,7 @@ Expr* Parser::parse_primary() {
         break;
       }
       default:
+        m_depth -= added;
         return e;
     }
   }

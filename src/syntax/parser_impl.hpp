@@ -206,7 +206,37 @@ public:
     ~DepthGuard() { --p.m_depth; }
   };
   [[noreturn]] void too_deep();
-  static constexpr int k_max_depth = 3000;
+  // Adds one level for a link of a left-associative chain (a + b + c, a.b.c, f()()).
+  void chain_link(int& added) {
+    ++added;
+    if (++m_depth > k_max_depth) {
+      too_deep();
+    }
+  }
+  // CPython 3.12 gives up below 5,000 levels (RecursionError / "too complex"); so do we, with a
+  // diagnostic, which keeps every recursive consumer of the tree (dump, walkers) within the stack.
+  static constexpr int k_max_depth = 4000;
+
+  // A backtracking point for the few speculative parses.
+  struct Checkpoint {
+    size_t pos;
+    int32_t prev_line;
+    int32_t prev_col;
+    size_t scratch;
+    int depth;
+    bool speculating;
+  };
+  Checkpoint checkpoint() const {
+    return {m_pos, m_prev_line, m_prev_col, m_scratch.size(), m_depth, m_speculating};
+  }
+  void restore(const Checkpoint& c) {
+    m_pos = c.pos;
+    m_prev_line = c.prev_line;
+    m_prev_col = c.prev_col;
+    m_scratch.resize(c.scratch);
+    m_depth = c.depth;
+    m_speculating = c.speculating;
+  }
 
   std::string_view m_text;
   const std::vector<Token>& m_tokens;

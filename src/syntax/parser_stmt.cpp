@@ -25,12 +25,13 @@ void Parser::parse_statements_until(TokenKind end, size_t mk) {
       return;
     }
     size_t before = m_pos;
-    size_t before_scratch = mark();
+    Checkpoint cp = checkpoint();
     try {
       parse_statement(mk);
     } catch (ParseAbort&) {
-      m_scratch.resize(before_scratch);
-      m_speculating = false;
+      m_scratch.resize(cp.scratch);
+      m_depth = cp.depth;
+      m_speculating = cp.speculating;
       if (m_diags.size() >= k_max_errors) {
         while (!at(K::EndMarker) && !at(K::Error)) {
           advance();
@@ -381,11 +382,7 @@ Stmt* Parser::parse_with(const Token& start, bool is_async) {
   bool parsed = false;
   if (at(K::LPar)) {
     // 'with' '(' ','.with_item+ ','? ')' ':' — otherwise the parenthesis belongs to an expression.
-    size_t save_pos = m_pos;
-    int32_t save_line = m_prev_line;
-    int32_t save_col = m_prev_col;
-    size_t save_scratch = mark();
-    bool was = m_speculating;
+    Checkpoint cp = checkpoint();
     m_speculating = true;
     try {
       advance();
@@ -403,12 +400,9 @@ Stmt* Parser::parse_with(const Token& start, bool is_async) {
       items = take<WithItem>(mk);
       parsed = true;
     } catch (ParseAbort&) {
-      m_pos = save_pos;
-      m_prev_line = save_line;
-      m_prev_col = save_col;
-      m_scratch.resize(save_scratch);
+      restore(cp);
     }
-    m_speculating = was;
+    m_speculating = cp.speculating;
   }
   if (!parsed) {
     size_t mk = mark();
@@ -512,13 +506,9 @@ Stmt* Parser::try_parse_match() {
   // "match" subject_expr ':' NEWLINE INDENT case_block+ DEDENT; `match` is a soft keyword, so
   // anything else starting with the name `match` is an ordinary statement.
   const Token& start = tok();
-  size_t save_pos = m_pos;
-  int32_t save_line = m_prev_line;
-  int32_t save_col = m_prev_col;
-  size_t save_scratch = mark();
+  Checkpoint cp = checkpoint();
   Expr* subject = nullptr;
   {
-    bool was = m_speculating;
     m_speculating = true;
     try {
       advance();
@@ -550,13 +540,10 @@ Stmt* Parser::try_parse_match() {
     } catch (ParseAbort&) {
       subject = nullptr;
     }
-    m_speculating = was;
+    m_speculating = cp.speculating;
   }
   if (subject == nullptr) {
-    m_pos = save_pos;
-    m_prev_line = save_line;
-    m_prev_col = save_col;
-    m_scratch.resize(save_scratch);
+    restore(cp);
     return nullptr;
   }
   advance();  // ':'
