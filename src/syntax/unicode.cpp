@@ -180,13 +180,17 @@ uint32_t read_varint(const char*& p) {
   }
 }
 
-using NameMap = std::unordered_map<std::string, uint32_t>;
+// All names, decoded once on first use: one text buffer, and a hash map of views into it (and
+// into the alias table) so that building it allocates little.
+struct NameIndex {
+  std::string m_text;
+  std::unordered_map<std::string_view, uint32_t> m_map;
+};
 
-NameMap build_name_map() {
-  NameMap map;
-  map.reserve(t::k_name_count + t::k_name_aliases_size);
+NameIndex* build_name_index() {
+  auto* index = new NameIndex();  // never freed: lives until exit like the tables
   std::vector<std::string_view> words;
-  std::string_view all(t::k_name_words);
+  const std::string_view all(t::k_name_words);
   size_t start = 0;
   while (start <= all.size()) {
     size_t end = all.find(' ', start);
@@ -196,15 +200,23 @@ NameMap build_name_map() {
     words.push_back(all.substr(start, end - start));
     start = end + 1;
   }
+  struct Entry {
+    size_t offset;
+    size_t size;
+    uint32_t cp;
+  };
+  std::vector<Entry> entries;
+  entries.reserve(t::k_name_count);
+  std::string& text = index->m_text;
+  text.reserve(t::k_name_count * 28);
   const char* p = t::k_name_tokens;
   uint32_t cp = t::k_name_first_code_point;
-  std::string name;
   for (size_t i = 0; i < t::k_name_count; ++i) {
-    name.clear();
+    const size_t name_start = text.size();
     for (;;) {
       const uint32_t token = read_varint(p);
       if (token == 0 || token == 1) {
-        map.emplace(name, cp);
+        entries.push_back({name_start, text.size() - name_start, cp});
         cp += token == 0 ? 1 : 2 + read_varint(p);
         break;
       }
@@ -217,22 +229,26 @@ NameMap build_name_map() {
           buf[n++] = k_hex[v & 15];
           v >>= 4;
         } while (v != 0 || n < 4);
-        name.push_back('-');
+        text.push_back('-');
         while (n > 0) {
-          name.push_back(buf[--n]);
+          text.push_back(buf[--n]);
         }
         continue;
       }
-      if (!name.empty()) {
-        name.push_back(' ');
+      if (text.size() != name_start) {
+        text.push_back(' ');
       }
-      name.append(words[token - 3]);
+      text.append(words[token - 3]);
     }
   }
-  for (size_t i = 0; i < t::k_name_aliases_size; ++i) {
-    map.emplace(t::k_name_aliases[i].name, t::k_name_aliases[i].code_point);
+  index->m_map.reserve(entries.size() + t::k_name_aliases_size);
+  for (const Entry& e : entries) {
+    index->m_map.emplace(std::string_view(text).substr(e.offset, e.size), e.cp);
   }
-  return map;
+  for (size_t i = 0; i < t::k_name_aliases_size; ++i) {
+    index->m_map.emplace(t::k_name_aliases[i].name, t::k_name_aliases[i].code_point);
+  }
+  return index;
 }
 
 // CPython's find_syllable: the longest entry of `table` that prefixes `s` (case-sensitive).
@@ -409,9 +425,9 @@ bool lookup_unicode_name(std::string_view name, uint32_t& cp) {
       c = static_cast<char>(c - 'a' + 'A');
     }
   }
-  static const NameMap k_map = build_name_map();
-  const auto it = k_map.find(key);
-  if (it == k_map.end()) {
+  static const NameIndex* const k_index = build_name_index();
+  const auto it = k_index->m_map.find(key);
+  if (it == k_index->m_map.end()) {
     return false;
   }
   cp = it->second;
