@@ -48,7 +48,7 @@ char choose_quote(std::string_view s) {
   return std::memchr(s.data(), '"', s.size()) == nullptr ? '"' : '\'';
 }
 
-// Escapes one ASCII byte that is not plain; returns true if it was handled as ASCII.
+// Appends the repr() form of one byte that is not plain printable ASCII (c < 0x80 for str).
 void append_ascii_escape(std::string& out, unsigned char c, char quote) {
   switch (c) {
     case '\\': out.append("\\\\"); return;
