@@ -3,7 +3,8 @@
 
 Generates inputs in a temporary directory: every prefix of a few fixtures (truncated files),
 invalid UTF-8, NUL bytes, 10,000-deep nesting (brackets, unary -, not, lambda, if-else, **),
-too many indentation levels, and 100 MB on one line (`x = 1 + 1 + ...` and a string literal).
+too many indentation levels, 100 MB on one line (`x = 1 + 1 + ...`, a string literal, a comment)
+and 10 MB of short lines.
 Each run must exit 0 or 1 (never a signal, 2 or 3) within --timeout seconds, under an address-space
 limit (ulimit -v, default 4 GiB), and exit 1 must come with a `path:line:col: error:` line.
 No output is compared with CPython here (the corpus and fixture tests do that).
@@ -105,7 +106,8 @@ def generate(tmp, quick):
         add("big_string_literal.py", b'x = "' + b"a" * BIG + b'"\n')
         add("big_unterminated_string.py", b'x = "' + b"a" * BIG + b"\n")
         add("big_comment.py", b"# " + b"c" * BIG + b"\nx = 1\n")
-        add("big_many_lines.py", b"x = 1\n" * (BIG // 6))
+        # Many short lines: 10 MB only, as the dump of 100 MB of statements is itself > 4 GiB.
+        add("big_many_lines.py", b"x = 1\n" * (BIG // 60))
     return cases
 
 
