@@ -227,7 +227,12 @@ Expr* Parser::parse_comparison() {
     CmpOperator op;
     switch (kind()) {
       case K::EqEqual: op = CmpOperator::Eq; break;
-      case K::NotEqual: op = CmpOperator::NotEq; break;
+      case K::NotEqual:
+        if (text_of(tok()) == "<>") {
+          fail_invalid_syntax();  // only with `from __future__ import barry_as_FLUFL`
+        }
+        op = CmpOperator::NotEq;
+        break;
       case K::Less: op = CmpOperator::Lt; break;
       case K::LessEqual: op = CmpOperator::LtE; break;
       case K::Greater: op = CmpOperator::Gt; break;

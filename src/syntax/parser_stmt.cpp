@@ -43,10 +43,18 @@ void Parser::parse_statements_until(TokenKind end, size_t mk) {
         advance();
       }
       accept(K::Newline);
-      if (m_pos == before && (at(K::Indent) || at(K::Dedent))) {
-        advance();
-      }
-      while (end == K::EndMarker && (at(K::Indent) || at(K::Dedent))) {
+      if (at(K::Indent)) {
+        // The failed statement's indented block goes with it.
+        int depth = 0;
+        do {
+          if (at(K::Indent)) {
+            ++depth;
+          } else if (at(K::Dedent)) {
+            --depth;
+          }
+          advance();
+        } while (depth > 0 && !at(K::EndMarker) && !at(K::Error));
+      } else if (m_pos == before && at(K::Dedent) && end == K::EndMarker) {
         advance();
       }
     }
