@@ -119,8 +119,9 @@ void print_table(const sema::SourceTree& tree, const std::vector<FileReport>& re
     const sema::SourceEntry& e = tree.files[i];
     for (const sema::KernelDef& def : reports[i].defs) {
       (def.kind == sema::DefKind::kernel ? kernels : funcs) += 1;
-      std::string kind = def.decorator == "kernel" || def.decorator == "func" ? def.decorator
-                                                                                : "func:" + def.decorator;
+      std::string kind = def.decorator == "kernel" || def.decorator == "func"
+                             ? def.decorator
+                             : "func:" + def.decorator;
       rows.push_back({kind, e.module + ":" + def.qualname, e.path + ":" + std::to_string(def.line),
                       arguments_text(def)});
     }
@@ -138,8 +139,8 @@ void print_table(const sema::SourceTree& tree, const std::vector<FileReport>& re
     w_where = std::max(w_where, r.where.size());
   }
   if (!rows.empty()) {
-    std::printf("%-*s  %-*s  %-*s  %s\n", static_cast<int>(w_kind), "KIND", static_cast<int>(w_id), "ID",
-                static_cast<int>(w_where), "LOCATION", "DECORATOR");
+    std::printf("%-*s  %-*s  %-*s  %s\n", static_cast<int>(w_kind), "KIND", static_cast<int>(w_id),
+                "ID", static_cast<int>(w_where), "LOCATION", "DECORATOR");
   }
   for (const Row& r : rows) {
     std::string line = r.kind + std::string(w_kind - r.kind.size() + 2, ' ') + r.id +
@@ -160,9 +161,10 @@ void print_table(const sema::SourceTree& tree, const std::vector<FileReport>& re
 }  // namespace
 
 ExitStatus cmd_scan(int argc, char** argv) {
-  CLI::App app("Find the kernels and funcs (@qd.kernel, @qd.func, @qd.real_func, @qd.pyfunc)\n"
-               "in Python files and directories (recursively over *.py, hidden directories skipped).",
-               "qdbuild scan");
+  CLI::App app(
+      "Find the kernels and funcs (@qd.kernel, @qd.func, @qd.real_func, @qd.pyfunc)\n"
+      "in Python files and directories (recursively over *.py, hidden directories skipped).",
+      "qdbuild scan");
   std::vector<std::string> paths;
   bool json = false;
   unsigned jobs = 0;

@@ -43,7 +43,8 @@ const Command* find_command(std::string_view name) {
 }
 
 void unknown_command(std::string_view name) {
-  std::fprintf(stderr, "qdbuild: error: unknown command '%.*s'", static_cast<int>(name.size()), name.data());
+  std::fprintf(stderr, "qdbuild: error: unknown command '%.*s'", static_cast<int>(name.size()),
+               name.data());
   std::string_view hint = suggest_command(name);
   if (!hint.empty()) {
     std::fprintf(stderr, ", did you mean '%.*s'?", static_cast<int>(hint.size()), hint.data());
@@ -110,7 +111,8 @@ ExitStatus run_checked(int argc, char** argv) {
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"scan", "find the kernels and funcs under files and directories", cmd_scan},
-      {"dump-ast", "print a file's AST exactly as Python 3.12's ast.dump(..., include_attributes=True)",
+      {"dump-ast",
+       "print a file's AST exactly as Python 3.12's ast.dump(..., include_attributes=True)",
        cmd_dump_ast},
       {"help", "list the commands, or describe one (qdbuild help COMMAND)", cmd_help},
       {"version", "print qdbuild's version", cmd_version},

@@ -28,7 +28,8 @@ constexpr std::string_view k_decorators[] = {"kernel", "func", "real_func", "pyf
 
 bool is_package_module(std::string_view dotted) {
   for (std::string_view p : k_packages) {
-    if (dotted == p || (dotted.starts_with(p) && dotted.size() > p.size() && dotted[p.size()] == '.')) {
+    if (dotted == p ||
+        (dotted.starts_with(p) && dotted.size() > p.size() && dotted[p.size()] == '.')) {
       return true;
     }
   }
@@ -296,8 +297,10 @@ std::string source_text(const syntax::SourceFile& src, const ast::Pos& pos) {
   if (first.data() == nullptr || last.data() == nullptr || text.empty()) {
     return {};
   }
-  size_t begin = static_cast<size_t>(first.data() - text.data()) + static_cast<size_t>(pos.col_offset);
-  size_t end = static_cast<size_t>(last.data() - text.data()) + static_cast<size_t>(pos.end_col_offset);
+  size_t begin =
+      static_cast<size_t>(first.data() - text.data()) + static_cast<size_t>(pos.col_offset);
+  size_t end =
+      static_cast<size_t>(last.data() - text.data()) + static_cast<size_t>(pos.end_col_offset);
   if (begin > end || end > text.size()) {
     return {};
   }

@@ -49,6 +49,7 @@ struct KernelDef {
 
 // The kernels and funcs of `module`, in source order (pre-order: a def before the defs nested in
 // it). `source` is the file the module was parsed from (for the source text of arguments).
-std::vector<KernelDef> scan_kernels(const syntax::ast::Module& module, const syntax::SourceFile& source);
+std::vector<KernelDef> scan_kernels(const syntax::ast::Module& module,
+                                    const syntax::SourceFile& source);
 
 }  // namespace qd::sema

@@ -33,27 +33,25 @@ std::string summary(const std::vector<KernelDef>& defs) {
 }
 
 TEST_CASE("aliases of the package and bare imported names") {
-  Scanned s = scan(
-      "import quadrants as qd\n"
-      "import taichi\n"
-      "from gstaichi import func as f, pyfunc\n"
-      "@qd.kernel\n"
-      "def a(): pass\n"
-      "@taichi.real_func\n"
-      "def b(): pass\n"
-      "@f\n"
-      "def c(): pass\n"
-      "@pyfunc()\n"
-      "def d(): pass\n"
-      "@qd.other\n"
-      "def e(): pass\n"
-      "@func\n"
-      "def g(): pass\n");
-  CHECK(summary(s.defs) ==
-        "kernel/kernel a@5-5\n"
-        "func/real_func b@7-7\n"
-        "func/func c@9-9\n"
-        "func/pyfunc d@11-11\n");
+  Scanned s = scan("import quadrants as qd\n"
+                   "import taichi\n"
+                   "from gstaichi import func as f, pyfunc\n"
+                   "@qd.kernel\n"
+                   "def a(): pass\n"
+                   "@taichi.real_func\n"
+                   "def b(): pass\n"
+                   "@f\n"
+                   "def c(): pass\n"
+                   "@pyfunc()\n"
+                   "def d(): pass\n"
+                   "@qd.other\n"
+                   "def e(): pass\n"
+                   "@func\n"
+                   "def g(): pass\n");
+  CHECK(summary(s.defs) == "kernel/kernel a@5-5\n"
+                           "func/real_func b@7-7\n"
+                           "func/func c@9-9\n"
+                           "func/pyfunc d@11-11\n");
 }
 
 TEST_CASE("nothing without a package import") {
@@ -62,53 +60,50 @@ TEST_CASE("nothing without a package import") {
 }
 
 TEST_CASE("qualnames follow __qualname__") {
-  Scanned s = scan(
-      "import quadrants as qd\n"
-      "@qd.data_oriented\n"
-      "class A:\n"
-      "    @qd.kernel\n"
-      "    def m(self): pass\n"
-      "    class B:\n"
-      "        @qd.func\n"
-      "        def n(self): pass\n"
-      "def outer():\n"
-      "    global g\n"
-      "    @qd.func\n"
-      "    def inner(): pass\n"
-      "    class C:\n"
-      "        @qd.kernel\n"
-      "        def k(self):\n"
-      "            pass\n"
-      "    @qd.kernel\n"
-      "    def g(): pass\n"
-      "if True:\n"
-      "    @qd.kernel\n"
-      "    def cond(): pass\n");
-  CHECK(summary(s.defs) ==
-        "kernel/kernel A.m@5-5\n"
-        "func/func A.B.n@8-8\n"
-        "func/func outer.<locals>.inner@12-12\n"
-        "kernel/kernel outer.<locals>.C.k@15-16\n"
-        "kernel/kernel g@18-18\n"
-        "kernel/kernel cond@21-21\n");
+  Scanned s = scan("import quadrants as qd\n"
+                   "@qd.data_oriented\n"
+                   "class A:\n"
+                   "    @qd.kernel\n"
+                   "    def m(self): pass\n"
+                   "    class B:\n"
+                   "        @qd.func\n"
+                   "        def n(self): pass\n"
+                   "def outer():\n"
+                   "    global g\n"
+                   "    @qd.func\n"
+                   "    def inner(): pass\n"
+                   "    class C:\n"
+                   "        @qd.kernel\n"
+                   "        def k(self):\n"
+                   "            pass\n"
+                   "    @qd.kernel\n"
+                   "    def g(): pass\n"
+                   "if True:\n"
+                   "    @qd.kernel\n"
+                   "    def cond(): pass\n");
+  CHECK(summary(s.defs) == "kernel/kernel A.m@5-5\n"
+                           "func/func A.B.n@8-8\n"
+                           "func/func outer.<locals>.inner@12-12\n"
+                           "kernel/kernel outer.<locals>.C.k@15-16\n"
+                           "kernel/kernel g@18-18\n"
+                           "kernel/kernel cond@21-21\n");
 }
 
 TEST_CASE("imports inside a function apply to that function only") {
-  Scanned s = scan(
-      "def f():\n"
-      "    import quadrants as q\n"
-      "    @q.kernel\n"
-      "    def k(): pass\n"
-      "@q.kernel\n"
-      "def top(): pass\n");
+  Scanned s = scan("def f():\n"
+                   "    import quadrants as q\n"
+                   "    @q.kernel\n"
+                   "    def k(): pass\n"
+                   "@q.kernel\n"
+                   "def top(): pass\n");
   CHECK(summary(s.defs) == "kernel/kernel f.<locals>.k@4-4\n");
 }
 
 TEST_CASE("decorator keyword arguments: literals as JSON, the rest as source text") {
-  Scanned s = scan(
-      "import quadrants as qd\n"
-      "@qd.kernel(a=1, b=-2.5, c='x\"y', d=None, e=[True, (1, 2)], f={'k': 0}, g=N + 1, h=2**70, **kw)\n"
-      "def k(): pass\n");
+  Scanned s = scan("import quadrants as qd\n"
+                   "@qd.kernel(a=1, b=-2.5, c='x\"y', d=None, e=[True, (1, 2)], f={'k': 0}, g=N + "
+                   "1, h=2**70, **kw)\n"
+                   "def k(): pass\n");
   REQUIRE(s.defs.size() == 1);
   const auto& args = s.defs[0].arguments;
   REQUIRE(args.size() == 9);

@@ -73,7 +73,8 @@ std::string module_name(const std::string& relative) {
     m.resize(m.size() - 3);
   }
   const std::string init = "__init__";
-  if (m.size() > init.size() && m.compare(m.size() - init.size() - 1, init.size() + 1, "/" + init) == 0) {
+  if (m.size() > init.size() &&
+      m.compare(m.size() - init.size() - 1, init.size() + 1, "/" + init) == 0) {
     m.resize(m.size() - init.size() - 1);
   }
   std::replace(m.begin(), m.end(), '/', '.');
@@ -87,8 +88,8 @@ SourceTree find_sources(const std::vector<std::string>& arguments) {
     std::error_code ec;
     fs::file_status st = fs::status(arg, ec);
     if (ec || !fs::exists(st)) {
-      out.errors.push_back("cannot access '" + arg + "': " +
-                           (ec ? ec.message() : std::string(std::strerror(ENOENT))));
+      out.errors.push_back("cannot access '" + arg +
+                           "': " + (ec ? ec.message() : std::string(std::strerror(ENOENT))));
       continue;
     }
     if (fs::is_directory(st)) {

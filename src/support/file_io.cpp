@@ -41,7 +41,7 @@ bool read_file(const std::string& path, std::string& out, std::string& error) {
     error = describe("read", path, errno);
     return false;
   }
-  struct stat st {};
+  struct stat st{};
   if (::fstat(fd.get(), &st) != 0) {
     error = describe("read", path, errno);
     return false;

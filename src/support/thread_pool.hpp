@@ -12,7 +12,8 @@
 
 namespace qd::support {
 
-// Number of workers to use for `requested` (0 means std::thread::hardware_concurrency(), at least 1).
+// Number of workers to use for `requested` (0 means std::thread::hardware_concurrency(), at least
+// 1).
 unsigned resolve_thread_count(unsigned requested);
 
 class ThreadPool {

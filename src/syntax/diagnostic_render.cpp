@@ -28,7 +28,8 @@ int32_t column_of(const SourceFile* source, int32_t line, int32_t byte_col) {
 
 std::string render_header(const Diagnostic& d, std::string_view path, const SourceFile* source) {
   std::string out(path);
-  out += ":" + std::to_string(d.line) + ":" + std::to_string(column_of(source, d.line, d.col)) + ": ";
+  out +=
+      ":" + std::to_string(d.line) + ":" + std::to_string(column_of(source, d.line, d.col)) + ": ";
   out += name_of(d.severity);
   out += ": ";
   out += d.message;
@@ -38,7 +39,8 @@ std::string render_header(const Diagnostic& d, std::string_view path, const Sour
   return out;
 }
 
-std::string render_diagnostic(const Diagnostic& d, std::string_view path, const SourceFile* source) {
+std::string render_diagnostic(const Diagnostic& d, std::string_view path,
+                              const SourceFile* source) {
   std::string out = render_header(d, path, source);
   out += '\n';
   if (source == nullptr) {

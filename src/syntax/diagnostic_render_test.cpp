@@ -20,10 +20,9 @@ TEST_CASE("header, source line and caret, in character columns") {
   SourceFile f = SourceFile::from_bytes("a.py", "x = 1\n\t\xC3\xA9 = (1 +\n");
   Diagnostic d = make(2, 6, 9, "'(' was never closed");
   CHECK(render_header(d, "a.py", &f) == "a.py:2:6: error: '(' was never closed [QD001]");
-  CHECK(render_diagnostic(d, "a.py", &f) ==
-        "a.py:2:6: error: '(' was never closed [QD001]\n"
-        "\t\xC3\xA9 = (1 +\n"
-        "\t    ^~~\n");
+  CHECK(render_diagnostic(d, "a.py", &f) == "a.py:2:6: error: '(' was never closed [QD001]\n"
+                                            "\t\xC3\xA9 = (1 +\n"
+                                            "\t    ^~~\n");
 }
 
 TEST_CASE("no frame without source text; no code suffix without a code") {
@@ -38,7 +37,8 @@ TEST_CASE("JSON form") {
   Diagnostic d = make(1, 7, 8, "unmatched ')'");
   CHECK(diagnostic_json(d, "dir/a \"q\".py", &f, "m:k") ==
         "{\"file\":\"dir/a \\\"q\\\".py\",\"line\":1,\"col\":6,\"end_line\":1,\"end_col\":7,"
-        "\"severity\":\"error\",\"code\":\"QD001\",\"kernel\":\"m:k\",\"message\":\"unmatched ')'\"}");
+        "\"severity\":\"error\",\"code\":\"QD001\",\"kernel\":\"m:k\",\"message\":\"unmatched "
+        "')'\"}");
   CHECK(diagnostic_json(d, "a.py", &f).find("\"kernel\":null") != std::string::npos);
   CHECK(json_quote("a\nb\x01\xFF") == "\"a\\nb\\u0001\\ufffd\"");
 }

@@ -456,7 +456,8 @@ bool check_python_utf8(std::string_view s, DecodeError& error) {
   return true;
 }
 
-bool codec_decode(const Codec& codec, std::string_view bytes, std::string* out, DecodeError& error) {
+bool codec_decode(const Codec& codec, std::string_view bytes, std::string* out,
+                  DecodeError& error) {
   switch (codec.kind) {
     case CodecKind::utf8: {
       std::string_view body = bytes;
@@ -499,13 +500,10 @@ bool codec_decode(const Codec& codec, std::string_view bytes, std::string* out, 
         }
       }
       return true;
-    case CodecKind::not_text:
-      error = {0, 0, "is not a text encoding"};
-      return false;
+    case CodecKind::not_text: error = {0, 0, "is not a text encoding"}; return false;
     case CodecKind::charmap:
     case CodecKind::multibyte:
-    case CodecKind::wide:
-      break;
+    case CodecKind::wide: break;
   }
 
   iconv_t cd = iconv_open("UTF-8", codec.iconv_name);

@@ -26,7 +26,6 @@
 #include <cstdio>
 #include <string_view>
 
-
 #include "support/utf8.hpp"
 #include "syntax/source_codecs.hpp"
 
@@ -66,9 +65,8 @@ std::string coding_spec(std::string_view line) {
       ++t;
     } while (t < line.size() && (line[t] == ' ' || line[t] == '\t'));
     size_t begin = t;
-    while (t < line.size() &&
-           (is_ascii_alnum(static_cast<unsigned char>(line[t])) || line[t] == '-' ||
-            line[t] == '_' || line[t] == '.')) {
+    while (t < line.size() && (is_ascii_alnum(static_cast<unsigned char>(line[t])) ||
+                               line[t] == '-' || line[t] == '_' || line[t] == '.')) {
       ++t;
     }
     if (begin < t) {
@@ -139,7 +137,8 @@ std::string hex_byte(unsigned char c) {
 }
 
 // Python's UnicodeDecodeError text: "'utf-8' codec can't decode byte 0xf6 in position 1: ...".
-std::string decode_error_text(std::string_view codec, std::string_view bytes, const DecodeError& e) {
+std::string decode_error_text(std::string_view codec, std::string_view bytes,
+                              const DecodeError& e) {
   std::string msg = "'" + std::string(codec) + "' codec can't decode ";
   if (e.end - e.start == 1) {
     msg += "byte " + hex_byte(static_cast<unsigned char>(bytes[e.start])) + " in position " +
@@ -235,8 +234,7 @@ bool check_utf8_tokens(std::string_view s, Decoder& out) {
         --start;
       }
       std::string_view prefix = s.substr(start, i - start);
-      bool is_prefix = prefix.size() <= 2 &&
-                       std::all_of(prefix.begin(), prefix.end(), [](char p) {
+      bool is_prefix = prefix.size() <= 2 && std::all_of(prefix.begin(), prefix.end(), [](char p) {
                          return std::string_view("rRbBuUfF").find(p) != std::string_view::npos;
                        });
       if (!is_prefix) {
@@ -257,7 +255,8 @@ bool check_utf8_tokens(std::string_view s, Decoder& out) {
           body_end = j;  // unterminated: the lexer reports it
           break;
         }
-        if (s[j] == quote && (quote_len == 1 || (j + 2 < n && s[j + 1] == quote && s[j + 2] == quote))) {
+        if (s[j] == quote &&
+            (quote_len == 1 || (j + 2 < n && s[j + 1] == quote && s[j + 2] == quote))) {
           body_end = j;
           j += quote_len;
           break;
@@ -275,7 +274,8 @@ bool check_utf8_tokens(std::string_view s, Decoder& out) {
         if (is_bytes) {
           out.error(line, col, k_code_token, "bytes can only contain ASCII literal characters");
         } else {
-          out.error(line, col, k_code_encoding, "(unicode error) " + decode_error_text("utf-8", content, e));
+          out.error(line, col, k_code_encoding,
+                    "(unicode error) " + decode_error_text("utf-8", content, e));
         }
         return false;
       }
@@ -295,7 +295,8 @@ bool check_utf8_tokens(std::string_view s, Decoder& out) {
       DecodeError e;
       if (!check_python_utf8(ident, e)) {
         auto [line, col] = position_of(s, start + e.start);
-        out.error(line, col, k_code_encoding, "(unicode error) " + decode_error_text("utf-8", ident, e));
+        out.error(line, col, k_code_encoding,
+                  "(unicode error) " + decode_error_text("utf-8", ident, e));
         return false;
       }
       continue;
@@ -306,7 +307,8 @@ bool check_utf8_tokens(std::string_view s, Decoder& out) {
 }
 
 // Step 3: the whole file through a codec. `body` is the file after the BOM (there is none here).
-bool decode_with_codec(const Codec& codec, std::string_view body, int32_t cookie_line, Decoder& out) {
+bool decode_with_codec(const Codec& codec, std::string_view body, int32_t cookie_line,
+                       Decoder& out) {
   // Errors are found, and their positions counted, on the buffer CPython decodes.
   std::string translated = translate_newlines(body);
   DecodeError e;
@@ -371,7 +373,8 @@ SourceFile SourceFile::from_bytes(std::string path, std::string bytes) {
     }
     if (codec->kind == CodecKind::not_text) {
       out.error(cookie_line, 0, k_code_encoding,
-                "'" + cookie + "' is not a text encoding; use codecs.decode() to handle arbitrary codecs");
+                "'" + cookie +
+                    "' is not a text encoding; use codecs.decode() to handle arbitrary codecs");
       return f;
     }
     if (!decode_with_codec(*codec, body, cookie_line, out)) {

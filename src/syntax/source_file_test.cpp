@@ -47,7 +47,8 @@ TEST_CASE("coding cookies on line 1 or 2") {
   CHECK(latin.encoding() == "iso8859-1");
   CHECK(latin.text() == "# -*- coding: latin-1 -*-\ns = '\xC3\xB6'\n");
 
-  SourceFile second = SourceFile::from_bytes("a.py", "#!/usr/bin/env python\n# vim: set fileencoding=koi8-r :\ns='\xC1'\n");
+  SourceFile second = SourceFile::from_bytes(
+      "a.py", "#!/usr/bin/env python\n# vim: set fileencoding=koi8-r :\ns='\xC1'\n");
   REQUIRE(second.ok());
   CHECK(second.encoding() == "koi8-r");
   CHECK(second.text().ends_with("s='\xD0\xB0'\n"));
@@ -56,7 +57,9 @@ TEST_CASE("coding cookies on line 1 or 2") {
   CHECK(SourceFile::from_bytes("a.py", "x = 1\n# coding: uft-8\n").ok());
   CHECK(SourceFile::from_bytes("a.py", "x = 1  # coding: uft-8\n").ok());
   CHECK(SourceFile::from_bytes("a.py", "# coding: UTF_8\nx = 1\n").encoding() == "utf-8");
-  CHECK(SourceFile::from_bytes("a.py", "# coding: euc-jp\ny = '\xA4\xA2'\n").text().ends_with("y = '\xE3\x81\x82'\n"));
+  CHECK(SourceFile::from_bytes("a.py", "# coding: euc-jp\ny = '\xA4\xA2'\n")
+            .text()
+            .ends_with("y = '\xE3\x81\x82'\n"));
 }
 
 TEST_CASE("encoding errors use CPython's wording and point at the cookie") {
@@ -83,16 +86,19 @@ TEST_CASE("encoding errors use CPython's wording and point at the cookie") {
 TEST_CASE("invalid UTF-8 is reported per token, as CPython's tokenizer does") {
   SourceFile ident = SourceFile::from_bytes("a.py", "x\xF6=1\n");
   REQUIRE_FALSE(ident.ok());
-  CHECK(first_error(ident) == "(unicode error) 'utf-8' codec can't decode byte 0xf6 in position 1: invalid start byte");
+  CHECK(first_error(ident) ==
+        "(unicode error) 'utf-8' codec can't decode byte 0xf6 in position 1: invalid start byte");
   CHECK(ident.diagnostics()[0].line == 1);
   CHECK(ident.diagnostics()[0].col == 1);
 
   SourceFile str = SourceFile::from_bytes("a.py", "x = 1\ny = \"ab\xE4\xB8\"\n");
-  CHECK(first_error(str) == "(unicode error) 'utf-8' codec can't decode bytes in position 2-3: unexpected end of data");
+  CHECK(first_error(str) ==
+        "(unicode error) 'utf-8' codec can't decode bytes in position 2-3: unexpected end of data");
   CHECK(str.diagnostics()[0].line == 2);
   CHECK(str.diagnostics()[0].col == 4);
 
-  CHECK(first_error(SourceFile::from_bytes("a.py", "y = b\"\xF6\"\n")) == "bytes can only contain ASCII literal characters");
+  CHECK(first_error(SourceFile::from_bytes("a.py", "y = b\"\xF6\"\n")) ==
+        "bytes can only contain ASCII literal characters");
   // Comments may hold any bytes.
   CHECK(SourceFile::from_bytes("a.py", "x = 1  # \xF6\xFF\n").ok());
 }

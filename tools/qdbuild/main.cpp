@@ -2,6 +2,4 @@
 // only hands the command line to the driver (src/driver/driver.cpp).
 #include "driver/driver.hpp"
 
-int main(int argc, char** argv) {
-  return qd::driver::run(argc, argv);
-}
+int main(int argc, char** argv) { return qd::driver::run(argc, argv); }
