@@ -1,5 +1,7 @@
 #include "support/utf8.hpp"
 
+#include <cstring>
+
 namespace qd::support {
 
 namespace {
@@ -84,6 +86,18 @@ size_t find_invalid_utf8(std::string_view s) {
   size_t i = 0;
   const size_t n = s.size();
   while (i < n) {
+    // ASCII runs 8 bytes at a time.
+    while (i + 8 <= n) {
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      if ((w & 0x8080808080808080ull) != 0) {
+        break;
+      }
+      i += 8;
+    }
+    if (i >= n) {
+      break;
+    }
     if (static_cast<unsigned char>(s[i]) < 0x80) {
       ++i;
       continue;

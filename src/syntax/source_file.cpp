@@ -23,6 +23,7 @@
 #include "syntax/source_file.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <cstdio>
 #include <string_view>
 
@@ -128,6 +129,27 @@ std::string translate_newlines(std::string_view s) {
     out.push_back('\n');
   }
   return out;
+}
+
+// translate_newlines() for text that is already UTF-8, without the final newline CPython adds
+// (the lexer handles a last line without one): CRLF and lone CR become LF. Columns do not change.
+void translate_newlines_in_place(std::string& s) {
+  size_t i = s.find('\r');
+  if (i == std::string::npos) {
+    return;
+  }
+  size_t o = i;
+  for (; i < s.size(); ++i) {
+    if (s[i] == '\r') {
+      s[o++] = '\n';
+      if (i + 1 < s.size() && s[i + 1] == '\n') {
+        ++i;
+      }
+    } else {
+      s[o++] = s[i];
+    }
+  }
+  s.resize(o);
 }
 
 std::string hex_byte(unsigned char c) {
@@ -386,11 +408,16 @@ SourceFile SourceFile::from_bytes(std::string path, std::string bytes) {
     return f;
   }
 
-  // 4. UTF-8, checked per token.
-  if (!check_utf8_tokens(body, out)) {
+  // 4. UTF-8. Only a file with invalid bytes needs the per-token walk that finds the error
+  //    CPython reports (and, like CPython, tolerates some invalid bytes, e.g. after '\\').
+  if (support::find_invalid_utf8(body) != std::string_view::npos && !check_utf8_tokens(body, out)) {
     return f;
   }
-  f.m_text.assign(body);
+  if (bom) {
+    bytes.erase(0, 3);
+  }
+  f.m_text = std::move(bytes);
+  translate_newlines_in_place(f.m_text);
   f.index_lines();
   return f;
 }
@@ -401,11 +428,16 @@ SourceFile SourceFile::from_bytes(std::string path, std::string bytes) {
 void SourceFile::index_lines() {
   m_line_starts.clear();
   m_line_starts.push_back(0);
-  const std::string& s = m_text;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\n' || (s[i] == '\r' && (i + 1 >= s.size() || s[i + 1] != '\n'))) {
-      m_line_starts.push_back(static_cast<uint32_t>(i + 1));
+  // Newlines are translated to LF on decoding.
+  const char* base = m_text.data();
+  const char* end = base + m_text.size();
+  for (const char* p = base; p < end;) {
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+    if (nl == nullptr) {
+      break;
     }
+    m_line_starts.push_back(static_cast<uint32_t>(nl - base + 1));
+    p = nl + 1;
   }
 }
 
