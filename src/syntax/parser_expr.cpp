@@ -1059,13 +1059,45 @@ void Parser::set_context(Expr* e, ExprContext ctx, const char* verb) {
     default:
       break;
   }
-  std::string msg = std::string("cannot ") + verb + " " + describe_expr(e);
-  if (ctx == ExprContext::Store && m_pos < m_tokens.size() && at(K::Equal) &&
-      (e->tag == ExprKind::Call || e->tag == ExprKind::Constant || e->tag == ExprKind::Compare ||
-       e->tag == ExprKind::BinOp || e->tag == ExprKind::Attribute)) {
-    msg += " here. Maybe you meant '==' instead of '='?";
+  fail_at(e->pos, std::string("cannot ") + verb + " " + describe_expr(e));
+}
+
+bool Parser::is_assignable(const Expr* e) {
+  switch (e->tag) {
+    case ExprKind::Name:
+    case ExprKind::Attribute:
+    case ExprKind::Subscript:
+    case ExprKind::Starred:
+    case ExprKind::Tuple:
+    case ExprKind::List:
+      return true;
+    default:
+      return false;
   }
-  fail_at(e->pos, std::move(msg));
+}
+
+bool Parser::is_bitwise_or_level(const Expr* e) {
+  switch (e->tag) {
+    case ExprKind::Call:
+    case ExprKind::BinOp:
+    case ExprKind::Await:
+    case ExprKind::Dict:
+    case ExprKind::Set:
+    case ExprKind::ListComp:
+    case ExprKind::SetComp:
+    case ExprKind::DictComp:
+    case ExprKind::JoinedStr:
+      return true;
+    case ExprKind::UnaryOp:
+      return static_cast<const UnaryOp*>(e)->op != UnaryOperator::Not;
+    case ExprKind::Constant: {
+      auto k = static_cast<const Constant*>(e)->value.kind;
+      return k != ConstantValue::Kind::True && k != ConstantValue::Kind::False &&
+             k != ConstantValue::Kind::None;
+    }
+    default:
+      return false;
+  }
 }
 
 }  // namespace qd::syntax

@@ -183,6 +183,9 @@ public:
   // Turns a parsed expression into an assignment (Store) or deletion (Del) target.
   void set_context(ast::Expr* e, ast::ExprContext ctx, const char* verb);
   const char* describe_expr(const ast::Expr* e) const;
+  static bool is_assignable(const ast::Expr* e);
+  // Could the expression be CPython's `bitwise_or` (what its '==' hint applies to)?
+  static bool is_bitwise_or_level(const ast::Expr* e);
 
   // ---- strings (parser_fstring.cpp) ----------------------------------------------------------
   ast::Expr* parse_strings();

@@ -843,13 +843,29 @@ Stmt* Parser::parse_expression_statement() {
   if (k == K::Equal) {
     size_t mk = mark();
     Expr* value = e;
+    bool paren_first = start.kind == K::LPar;
     while (accept(K::Equal)) {
-      set_context(value, ExprContext::Store, "assign to");
       push(value);
       value = at(K::KwYield) ? parse_yield_expr() : parse_star_expressions();
     }
+    Seq<Expr*> targets = take<Expr>(mk);
+    for (uint32_t i = 0; i < targets.size; ++i) {
+      Expr* t = targets[i];
+      if (t->tag == ExprKind::Yield || t->tag == ExprKind::YieldFrom) {
+        fail_at(t->pos, "assignment to yield expression not possible");
+      }
+      // CPython's invalid_named_expression: `x = <bitwise_or> = <value>` suggests '=='.
+      bool last = i + 1 == targets.size;
+      bool grouped = i == 0 && paren_first &&
+                     (t->pos.lineno != start.line || t->pos.col_offset != start.col);
+      if (last && !is_assignable(t) && (grouped || is_bitwise_or_level(t))) {
+        fail_at(t->pos, std::string("cannot assign to ") + describe_expr(t) +
+                            " here. Maybe you meant '==' instead of '='?");
+      }
+      set_context(t, ExprContext::Store, "assign to");
+    }
     auto* s = make<Assign>();
-    s->targets = take<Expr>(mk);
+    s->targets = targets;
     s->value = value;
     s->pos = span(start);
     return s;
