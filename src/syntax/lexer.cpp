@@ -19,16 +19,16 @@ namespace {
 
 constexpr int k_eof = -1;
 constexpr int k_tab_size = 8;
-constexpr int k_max_indent = 100;        // MAXINDENT
-constexpr int k_max_level = 200;         // MAXLEVEL
-constexpr int k_max_fstring_level = 150; // MAXFSTRINGLEVEL
-constexpr int k_max_expr_nesting = 3;    // MAX_EXPR_NESTING
+constexpr int k_max_indent = 100;         // MAXINDENT
+constexpr int k_max_level = 200;          // MAXLEVEL
+constexpr int k_max_fstring_level = 150;  // MAXFSTRINGLEVEL
+constexpr int k_max_expr_nesting = 3;     // MAX_EXPR_NESTING
 
 // Character classes of the ASCII fast paths.
 enum : uint8_t {
-  k_cc_ident = 1,   // a-z A-Z _ and bytes >= 0x80 (is_potential_identifier_char)
+  k_cc_ident = 1,  // a-z A-Z _ and bytes >= 0x80 (is_potential_identifier_char)
   k_cc_digit = 2,
-  k_cc_blank = 4,   // ' ' '\t' '\f'
+  k_cc_blank = 4,  // ' ' '\t' '\f'
   k_cc_xdigit = 8,
 };
 
@@ -55,81 +55,197 @@ constexpr std::array<uint8_t, 256> make_char_classes() {
 constexpr std::array<uint8_t, 256> k_char_class = make_char_classes();
 
 inline bool is_digit(int c) { return c >= '0' && c <= '9'; }
-inline bool is_xdigit(int c) { return c >= 0 && (k_char_class[static_cast<uint8_t>(c)] & k_cc_xdigit); }
-inline bool is_ident_char(int c) { return c >= 0 && (k_char_class[static_cast<uint8_t>(c)] & k_cc_ident); }
+inline bool is_xdigit(int c) {
+  return c >= 0 && (k_char_class[static_cast<uint8_t>(c)] & k_cc_xdigit);
+}
+inline bool is_ident_char(int c) {
+  return c >= 0 && (k_char_class[static_cast<uint8_t>(c)] & k_cc_ident);
+}
 inline bool is_ident_start(int c) { return is_ident_char(c) && !is_digit(c); }
 
 TokenKind keyword_kind(const char* s, size_t n) {
   auto is = [&](const char* kw) { return std::memcmp(s, kw, n) == 0; };
   switch (n) {
     case 2:
-      if (s[0] == 'a' && s[1] == 's') { return TokenKind::KwAs; }
-      if (s[0] == 'i') {
-        if (s[1] == 'f') { return TokenKind::KwIf; }
-        if (s[1] == 'n') { return TokenKind::KwIn; }
-        if (s[1] == 's') { return TokenKind::KwIs; }
+      if (s[0] == 'a' && s[1] == 's') {
+        return TokenKind::KwAs;
       }
-      if (s[0] == 'o' && s[1] == 'r') { return TokenKind::KwOr; }
+      if (s[0] == 'i') {
+        if (s[1] == 'f') {
+          return TokenKind::KwIf;
+        }
+        if (s[1] == 'n') {
+          return TokenKind::KwIn;
+        }
+        if (s[1] == 's') {
+          return TokenKind::KwIs;
+        }
+      }
+      if (s[0] == 'o' && s[1] == 'r') {
+        return TokenKind::KwOr;
+      }
       break;
     case 3:
       switch (s[0]) {
-        case 'a': if (is("and")) { return TokenKind::KwAnd; } break;
-        case 'd':
-          if (is("def")) { return TokenKind::KwDef; }
-          if (is("del")) { return TokenKind::KwDel; }
+        case 'a':
+          if (is("and")) {
+            return TokenKind::KwAnd;
+          }
           break;
-        case 'f': if (is("for")) { return TokenKind::KwFor; } break;
-        case 'n': if (is("not")) { return TokenKind::KwNot; } break;
-        case 't': if (is("try")) { return TokenKind::KwTry; } break;
+        case 'd':
+          if (is("def")) {
+            return TokenKind::KwDef;
+          }
+          if (is("del")) {
+            return TokenKind::KwDel;
+          }
+          break;
+        case 'f':
+          if (is("for")) {
+            return TokenKind::KwFor;
+          }
+          break;
+        case 'n':
+          if (is("not")) {
+            return TokenKind::KwNot;
+          }
+          break;
+        case 't':
+          if (is("try")) {
+            return TokenKind::KwTry;
+          }
+          break;
         default: break;
       }
       break;
     case 4:
       switch (s[0]) {
-        case 'N': if (is("None")) { return TokenKind::KwNone; } break;
-        case 'T': if (is("True")) { return TokenKind::KwTrue; } break;
-        case 'e':
-          if (is("elif")) { return TokenKind::KwElif; }
-          if (is("else")) { return TokenKind::KwElse; }
+        case 'N':
+          if (is("None")) {
+            return TokenKind::KwNone;
+          }
           break;
-        case 'f': if (is("from")) { return TokenKind::KwFrom; } break;
-        case 'p': if (is("pass")) { return TokenKind::KwPass; } break;
-        case 'w': if (is("with")) { return TokenKind::KwWith; } break;
+        case 'T':
+          if (is("True")) {
+            return TokenKind::KwTrue;
+          }
+          break;
+        case 'e':
+          if (is("elif")) {
+            return TokenKind::KwElif;
+          }
+          if (is("else")) {
+            return TokenKind::KwElse;
+          }
+          break;
+        case 'f':
+          if (is("from")) {
+            return TokenKind::KwFrom;
+          }
+          break;
+        case 'p':
+          if (is("pass")) {
+            return TokenKind::KwPass;
+          }
+          break;
+        case 'w':
+          if (is("with")) {
+            return TokenKind::KwWith;
+          }
+          break;
         default: break;
       }
       break;
     case 5:
       switch (s[0]) {
-        case 'F': if (is("False")) { return TokenKind::KwFalse; } break;
-        case 'a':
-          if (is("async")) { return TokenKind::KwAsync; }
-          if (is("await")) { return TokenKind::KwAwait; }
+        case 'F':
+          if (is("False")) {
+            return TokenKind::KwFalse;
+          }
           break;
-        case 'b': if (is("break")) { return TokenKind::KwBreak; } break;
-        case 'c': if (is("class")) { return TokenKind::KwClass; } break;
-        case 'r': if (is("raise")) { return TokenKind::KwRaise; } break;
-        case 'w': if (is("while")) { return TokenKind::KwWhile; } break;
-        case 'y': if (is("yield")) { return TokenKind::KwYield; } break;
+        case 'a':
+          if (is("async")) {
+            return TokenKind::KwAsync;
+          }
+          if (is("await")) {
+            return TokenKind::KwAwait;
+          }
+          break;
+        case 'b':
+          if (is("break")) {
+            return TokenKind::KwBreak;
+          }
+          break;
+        case 'c':
+          if (is("class")) {
+            return TokenKind::KwClass;
+          }
+          break;
+        case 'r':
+          if (is("raise")) {
+            return TokenKind::KwRaise;
+          }
+          break;
+        case 'w':
+          if (is("while")) {
+            return TokenKind::KwWhile;
+          }
+          break;
+        case 'y':
+          if (is("yield")) {
+            return TokenKind::KwYield;
+          }
+          break;
         default: break;
       }
       break;
     case 6:
       switch (s[0]) {
-        case 'a': if (is("assert")) { return TokenKind::KwAssert; } break;
-        case 'e': if (is("except")) { return TokenKind::KwExcept; } break;
-        case 'g': if (is("global")) { return TokenKind::KwGlobal; } break;
-        case 'i': if (is("import")) { return TokenKind::KwImport; } break;
-        case 'l': if (is("lambda")) { return TokenKind::KwLambda; } break;
-        case 'r': if (is("return")) { return TokenKind::KwReturn; } break;
+        case 'a':
+          if (is("assert")) {
+            return TokenKind::KwAssert;
+          }
+          break;
+        case 'e':
+          if (is("except")) {
+            return TokenKind::KwExcept;
+          }
+          break;
+        case 'g':
+          if (is("global")) {
+            return TokenKind::KwGlobal;
+          }
+          break;
+        case 'i':
+          if (is("import")) {
+            return TokenKind::KwImport;
+          }
+          break;
+        case 'l':
+          if (is("lambda")) {
+            return TokenKind::KwLambda;
+          }
+          break;
+        case 'r':
+          if (is("return")) {
+            return TokenKind::KwReturn;
+          }
+          break;
         default: break;
       }
       break;
     case 7:
-      if (is("finally")) { return TokenKind::KwFinally; }
+      if (is("finally")) {
+        return TokenKind::KwFinally;
+      }
       break;
     case 8:
-      if (is("continue")) { return TokenKind::KwContinue; }
-      if (is("nonlocal")) { return TokenKind::KwNonlocal; }
+      if (is("continue")) {
+        return TokenKind::KwContinue;
+      }
+      if (is("nonlocal")) {
+        return TokenKind::KwNonlocal;
+      }
       break;
     default: break;
   }
@@ -169,36 +285,94 @@ TokenKind one_char(int c) {
 
 TokenKind two_chars(int c1, int c2) {
   switch (c1) {
-    case '!': if (c2 == '=') { return TokenKind::NotEqual; } break;
-    case '%': if (c2 == '=') { return TokenKind::PercentEqual; } break;
-    case '&': if (c2 == '=') { return TokenKind::AmperEqual; } break;
-    case '*':
-      if (c2 == '*') { return TokenKind::DoubleStar; }
-      if (c2 == '=') { return TokenKind::StarEqual; }
+    case '!':
+      if (c2 == '=') {
+        return TokenKind::NotEqual;
+      }
       break;
-    case '+': if (c2 == '=') { return TokenKind::PlusEqual; } break;
+    case '%':
+      if (c2 == '=') {
+        return TokenKind::PercentEqual;
+      }
+      break;
+    case '&':
+      if (c2 == '=') {
+        return TokenKind::AmperEqual;
+      }
+      break;
+    case '*':
+      if (c2 == '*') {
+        return TokenKind::DoubleStar;
+      }
+      if (c2 == '=') {
+        return TokenKind::StarEqual;
+      }
+      break;
+    case '+':
+      if (c2 == '=') {
+        return TokenKind::PlusEqual;
+      }
+      break;
     case '-':
-      if (c2 == '=') { return TokenKind::MinEqual; }
-      if (c2 == '>') { return TokenKind::Arrow; }
+      if (c2 == '=') {
+        return TokenKind::MinEqual;
+      }
+      if (c2 == '>') {
+        return TokenKind::Arrow;
+      }
       break;
     case '/':
-      if (c2 == '/') { return TokenKind::DoubleSlash; }
-      if (c2 == '=') { return TokenKind::SlashEqual; }
+      if (c2 == '/') {
+        return TokenKind::DoubleSlash;
+      }
+      if (c2 == '=') {
+        return TokenKind::SlashEqual;
+      }
       break;
-    case ':': if (c2 == '=') { return TokenKind::ColonEqual; } break;
+    case ':':
+      if (c2 == '=') {
+        return TokenKind::ColonEqual;
+      }
+      break;
     case '<':
-      if (c2 == '<') { return TokenKind::LeftShift; }
-      if (c2 == '=') { return TokenKind::LessEqual; }
-      if (c2 == '>') { return TokenKind::NotEqual; }  // `<>` (PEP 401); the parser rejects it
+      if (c2 == '<') {
+        return TokenKind::LeftShift;
+      }
+      if (c2 == '=') {
+        return TokenKind::LessEqual;
+      }
+      if (c2 == '>') {
+        return TokenKind::NotEqual;
+      }  // `<>` (PEP 401); the parser rejects it
       break;
-    case '=': if (c2 == '=') { return TokenKind::EqEqual; } break;
+    case '=':
+      if (c2 == '=') {
+        return TokenKind::EqEqual;
+      }
+      break;
     case '>':
-      if (c2 == '=') { return TokenKind::GreaterEqual; }
-      if (c2 == '>') { return TokenKind::RightShift; }
+      if (c2 == '=') {
+        return TokenKind::GreaterEqual;
+      }
+      if (c2 == '>') {
+        return TokenKind::RightShift;
+      }
       break;
-    case '@': if (c2 == '=') { return TokenKind::AtEqual; } break;
-    case '^': if (c2 == '=') { return TokenKind::CircumflexEqual; } break;
-    case '|': if (c2 == '=') { return TokenKind::VBarEqual; } break;
+    case '@':
+      if (c2 == '=') {
+        return TokenKind::AtEqual;
+      }
+      break;
+    case '^':
+      if (c2 == '=') {
+        return TokenKind::CircumflexEqual;
+      }
+      break;
+    case '|':
+      if (c2 == '=') {
+        return TokenKind::VBarEqual;
+      }
+      break;
     default: break;
   }
   return TokenKind::Error;
@@ -206,12 +380,22 @@ TokenKind two_chars(int c1, int c2) {
 
 TokenKind three_chars(int c1, int c2, int c3) {
   if (c3 == '=') {
-    if (c1 == '*' && c2 == '*') { return TokenKind::DoubleStarEqual; }
-    if (c1 == '/' && c2 == '/') { return TokenKind::DoubleSlashEqual; }
-    if (c1 == '<' && c2 == '<') { return TokenKind::LeftShiftEqual; }
-    if (c1 == '>' && c2 == '>') { return TokenKind::RightShiftEqual; }
+    if (c1 == '*' && c2 == '*') {
+      return TokenKind::DoubleStarEqual;
+    }
+    if (c1 == '/' && c2 == '/') {
+      return TokenKind::DoubleSlashEqual;
+    }
+    if (c1 == '<' && c2 == '<') {
+      return TokenKind::LeftShiftEqual;
+    }
+    if (c1 == '>' && c2 == '>') {
+      return TokenKind::RightShiftEqual;
+    }
   }
-  if (c1 == '.' && c2 == '.' && c3 == '.') { return TokenKind::Ellipsis; }
+  if (c1 == '.' && c2 == '.' && c3 == '.') {
+    return TokenKind::Ellipsis;
+  }
   return TokenKind::Error;
 }
 
@@ -231,7 +415,7 @@ struct Mode {
   uint32_t multi_line_start = 0;  // start offset of the line holding `start`
   int32_t line = 0;               // line of `start`
   int curly_depth = 0;
-  int expr_start_depth = 0;       // -1 outside replacement fields (0 for the base mode, as in C)
+  int expr_start_depth = 0;  // -1 outside replacement fields (0 for the base mode, as in C)
   bool in_format_spec = false;
 };
 
@@ -319,8 +503,8 @@ private:
   }
   TokenKind make(TokenKind kind) { return make(kind, m_start, m_cur, m_line); }
   // Records the first error: Diagnostic plus an Error token at its position.
-  TokenKind fail(const char* code, std::string message, int32_t line, int32_t col,
-                 int32_t end_line, int32_t end_col) {
+  TokenKind fail(const char* code, std::string message, int32_t line, int32_t col, int32_t end_line,
+                 int32_t end_col) {
     Diagnostic d;
     d.line = line;
     d.col = col;
@@ -367,18 +551,18 @@ private:
 
   const char* m_s;
   uint32_t m_size;
-  uint32_t m_end = 0;         // m_size, plus one for the virtual final newline
+  uint32_t m_end = 0;  // m_size, plus one for the virtual final newline
   bool m_has_cr = false;
 
-  uint32_t m_cur = 0;         // cursor
-  uint32_t m_inp = 0;         // end of the current line (after its newline)
+  uint32_t m_cur = 0;  // cursor
+  uint32_t m_inp = 0;  // end of the current line (after its newline)
   uint32_t m_line_start = 0;
   int32_t m_line = 0;
-  bool m_eof = false;         // E_EOF
+  bool m_eof = false;  // E_EOF
   bool m_failed = false;
 
-  uint32_t m_start = 0;       // tok->start
-  int32_t m_start_col = 0;    // tok->starting_col_offset
+  uint32_t m_start = 0;     // tok->start
+  int32_t m_start_col = 0;  // tok->starting_col_offset
   int32_t m_first_lineno = 0;
   uint32_t m_multi_line_start = 0;
 
@@ -478,8 +662,8 @@ int Lexer::continuation_line() {
     // E_LINECONT: the parser reports at the offending character (cur - 1).
     uint32_t p = m_cur - 1;
     int32_t cc = static_cast<int32_t>(p - m_line_start);
-    fail(k_code_token, "unexpected character after line continuation character", m_line, cc,
-         m_line, cc);
+    fail(k_code_token, "unexpected character after line continuation character", m_line, cc, m_line,
+         cc);
     return -1;
   }
   c = next_char();
@@ -582,8 +766,8 @@ nextline:
           // E_DEDENT: the parser reports at the end of the line (cur = inp).
           m_cur = m_inp;
           int32_t cc = static_cast<int32_t>(prev_char_offset() - m_line_start);
-          return fail(k_code_indent, "unindent does not match any outer indentation level",
-                      m_line, cc, m_line, cc);
+          return fail(k_code_indent, "unindent does not match any outer indentation level", m_line,
+                      cc, m_line, cc);
         }
         if (altcol != m_altindstack[static_cast<size_t>(m_indent)]) {
           return indent_error_tabs();
@@ -758,8 +942,7 @@ again:
         if (m_mode_index > 0 && opening == '{') {
           int previous_bracket = mode.curly_depth - 1;
           if (previous_bracket == mode.expr_start_depth) {
-            return syntax_error(std::string("f-string: unmatched '") + static_cast<char>(c) +
-                                "'");
+            return syntax_error(std::string("f-string: unmatched '") + static_cast<char>(c) + "'");
           }
         }
         std::string msg = "closing parenthesis '";
@@ -785,12 +968,12 @@ again:
       }
       break;
     }
-    default:
-      break;
+    default: break;
   }
 
   if (c < 32 || c == 127) {
-    return syntax_error("invalid non-printable character " + hex_code_point(static_cast<uint32_t>(c)));
+    return syntax_error("invalid non-printable character " +
+                        hex_code_point(static_cast<uint32_t>(c)));
   }
   TokenKind k = one_char(c);
   if (k == TokenKind::Error) {

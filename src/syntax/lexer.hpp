@@ -10,7 +10,7 @@
 namespace qd::syntax {
 
 struct TokenStream {
-  std::vector<Token> tokens;             // always ends with EndMarker (or Error then EndMarker)
+  std::vector<Token> tokens;  // always ends with EndMarker (or Error then EndMarker)
   // At most one error (CPython stops there), plus SyntaxWarnings CPython's tokenizer emits
   // before it: "invalid decimal literal" for `1if`, "invalid escape sequence '\{'" in f-strings.
   // Error positions: line = SyntaxError.lineno, col = 0-based byte column of the character at

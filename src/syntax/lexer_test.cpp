@@ -154,7 +154,8 @@ TEST_CASE("errors: CPython's messages and positions (0-based byte columns)") {
   CHECK(error("x = 1 \\ y") == "1:7 unexpected character after line continuation character");
   CHECK(error("x = \\") == "1:5 unexpected EOF while parsing");
   CHECK(error("if x:\n    a\n  b\n") == "3:3 unindent does not match any outer indentation level");
-  CHECK(error("if x:\n\ta\n        b\n") == "3:0 inconsistent use of tabs and spaces in indentation");
+  CHECK(error("if x:\n\ta\n        b\n") ==
+        "3:0 inconsistent use of tabs and spaces in indentation");
   CHECK(error("foo(\n") == "1:3 '(' was never closed");
   CHECK(error("x = (1,\n]") ==
         "2:0 closing parenthesis ']' does not match opening parenthesis '(' on line 1");
@@ -174,7 +175,8 @@ TEST_CASE("errors: CPython's messages and positions (0-based byte columns)") {
   CHECK(error("f'{x}}'") == "1:5 f-string: single '}' is not allowed");
   CHECK(error("f'{x)}'") == "1:4 f-string: unmatched ')'");
   CHECK(error("x = \xE2\x82\xAC") == "1:4 invalid character '\xE2\x82\xAC' (U+20AC)");
-  CHECK(error("x = a\xC2\xA0" "b") == "1:5 invalid non-printable character U+00A0");
+  CHECK(error("x = a\xC2\xA0"
+              "b") == "1:5 invalid non-printable character U+00A0");
   CHECK(error("\x01") == "1:0 invalid non-printable character U+0001");
   CHECK(error(std::string(201, '(')) == "1:200 too many nested parentheses");
   CHECK(error(std::string("x = 1\ny\0", 8)) == "2:1 source code string cannot contain null bytes");

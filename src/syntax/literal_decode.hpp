@@ -12,7 +12,8 @@ struct LiteralProblem {
   uint32_t offset = 0;   // byte offset within the body where the problem starts
   bool is_error = true;  // false: a SyntaxWarning (invalid escape sequence), decoding goes on
   std::string message;   // CPython's text, e.g. "invalid escape sequence '\\d'" or
-                         // "(unicode error) 'unicodeescape' codec can't decode bytes in position 0-1: truncated \\xXX escape"
+                         // "(unicode error) 'unicodeescape' codec can't decode bytes in position
+                         // 0-1: truncated \\xXX escape"
 };
 
 // `body` is the text between the quotes (UTF-8). Appends the value to `out` (str: generalized

@@ -87,14 +87,10 @@ void Parser::fail_at(const ast::Pos& p, std::string message, const char* code) {
 void Parser::fail_invalid_syntax() {
   const Token& t = tok();
   switch (t.kind) {
-    case TokenKind::Indent:
-      fail_at(t, "unexpected indent", k_code_indent);
-    case TokenKind::Dedent:
-      fail_at(t, "unexpected unindent", k_code_indent);
-    case TokenKind::EndMarker:
-      fail_at(t, "unexpected EOF while parsing");
-    default:
-      break;
+    case TokenKind::Indent: fail_at(t, "unexpected indent", k_code_indent);
+    case TokenKind::Dedent: fail_at(t, "unexpected unindent", k_code_indent);
+    case TokenKind::EndMarker: fail_at(t, "unexpected EOF while parsing");
+    default: break;
   }
   if (t.kind == TokenKind::Newline) {
     // CPython points at the NEWLINE token, which starts where the line's text ends.
@@ -119,8 +115,9 @@ void Parser::warn_at(const Token& t, std::string message) {
 }
 
 void Parser::too_deep() {
-  fail_at(tok(), "source too complex to parse: expressions nested deeper than " +
-                     std::to_string(k_max_depth) + " levels",
+  fail_at(tok(),
+          "source too complex to parse: expressions nested deeper than " +
+              std::to_string(k_max_depth) + " levels",
           k_code_limit);
 }
 
@@ -236,7 +233,8 @@ std::unique_ptr<ParseResult> parse_file(const std::string& path) {
   std::string bytes;
   std::string error;
   if (!support::read_file(path, bytes, error)) {
-    auto r = std::make_unique<ParseResult>(ParseResult{SourceFile::from_bytes(path, ""), {}, nullptr, {}});
+    auto r = std::make_unique<ParseResult>(
+        ParseResult{SourceFile::from_bytes(path, ""), {}, nullptr, {}});
     Diagnostic d;
     d.line = 1;
     d.code = k_code_io;

@@ -30,10 +30,8 @@ bool starts_expression(TokenKind k) {
     case K::KwNone:
     case K::KwTrue:
     case K::KwFalse:
-    case K::Ellipsis:
-      return true;
-    default:
-      return false;
+    case K::Ellipsis: return true;
+    default: return false;
   }
 }
 
@@ -158,8 +156,10 @@ Expr* Parser::parse_expression() {
   x->body = e;
   x->test = parse_disjunction();
   if (!at(K::KwElse)) {
-    if (at(K::Newline) || at(K::RPar) || at(K::Comma) || at(K::RSqb) || at(K::RBrace) || at(K::Colon)) {
-      fail_range(start.line, start.col, m_prev_line, m_prev_col, "expected 'else' after 'if' expression");
+    if (at(K::Newline) || at(K::RPar) || at(K::Comma) || at(K::RSqb) || at(K::RBrace) ||
+        at(K::Colon)) {
+      fail_range(start.line, start.col, m_prev_line, m_prev_col,
+                 "expected 'else' after 'if' expression");
     }
     fail_invalid_syntax();
   }
@@ -238,17 +238,14 @@ Expr* Parser::parse_comparison() {
       case K::Greater: op = CmpOperator::Gt; break;
       case K::GreaterEqual: op = CmpOperator::GtE; break;
       case K::KwIn: op = CmpOperator::In; break;
-      case K::KwIs:
-        op = peek().kind == K::KwNot ? CmpOperator::IsNot : CmpOperator::Is;
-        break;
+      case K::KwIs: op = peek().kind == K::KwNot ? CmpOperator::IsNot : CmpOperator::Is; break;
       case K::KwNot:
         if (peek().kind != K::KwIn) {
           goto done;
         }
         op = CmpOperator::NotIn;
         break;
-      default:
-        goto done;
+      default: goto done;
     }
     if (op == CmpOperator::IsNot || op == CmpOperator::NotIn) {
       advance();
@@ -339,7 +336,9 @@ bool term_op(TokenKind k, Operator& op) {
 }  // namespace
 
 Expr* Parser::parse_bitwise_or() { return binary_chain(*this, &Parser::parse_bitwise_xor, or_op); }
-Expr* Parser::parse_bitwise_xor() { return binary_chain(*this, &Parser::parse_bitwise_and, xor_op); }
+Expr* Parser::parse_bitwise_xor() {
+  return binary_chain(*this, &Parser::parse_bitwise_and, xor_op);
+}
 Expr* Parser::parse_bitwise_and() { return binary_chain(*this, &Parser::parse_shift, and_op); }
 Expr* Parser::parse_shift() { return binary_chain(*this, &Parser::parse_sum, shift_op); }
 Expr* Parser::parse_sum() { return binary_chain(*this, &Parser::parse_term, sum_op); }
@@ -412,9 +411,7 @@ Expr* Parser::parse_primary() {
         e = a;
         break;
       }
-      case K::LPar:
-        e = parse_call(e, start);
-        break;
+      case K::LPar: e = parse_call(e, start); break;
       case K::LSqb: {
         DepthGuard guard(*this);
         advance();
@@ -427,9 +424,7 @@ Expr* Parser::parse_primary() {
         e = s;
         break;
       }
-      default:
-        m_depth -= added;
-        return e;
+      default: m_depth -= added; return e;
     }
   }
 }
@@ -449,21 +444,11 @@ Constant* constant(Parser& p, const Token& t, ConstantValue::Kind k) {
 Expr* Parser::parse_atom() {
   const Token& t = tok();
   switch (t.kind) {
-    case K::Name:
-      advance();
-      return name_node(t, ExprContext::Load);
-    case K::KwTrue:
-      advance();
-      return constant(*this, t, ConstantValue::Kind::True);
-    case K::KwFalse:
-      advance();
-      return constant(*this, t, ConstantValue::Kind::False);
-    case K::KwNone:
-      advance();
-      return constant(*this, t, ConstantValue::Kind::None);
-    case K::Ellipsis:
-      advance();
-      return constant(*this, t, ConstantValue::Kind::Ellipsis);
+    case K::Name: advance(); return name_node(t, ExprContext::Load);
+    case K::KwTrue: advance(); return constant(*this, t, ConstantValue::Kind::True);
+    case K::KwFalse: advance(); return constant(*this, t, ConstantValue::Kind::False);
+    case K::KwNone: advance(); return constant(*this, t, ConstantValue::Kind::None);
+    case K::Ellipsis: advance(); return constant(*this, t, ConstantValue::Kind::Ellipsis);
     case K::Number: {
       advance();
       std::string_view text = text_of(t);
@@ -489,16 +474,11 @@ Expr* Parser::parse_atom() {
       return c;
     }
     case K::String:
-    case K::FStringStart:
-      return parse_strings();
-    case K::LPar:
-      return parse_paren_atom();
-    case K::LSqb:
-      return parse_list_atom();
-    case K::LBrace:
-      return parse_brace_atom();
-    default:
-      fail_invalid_syntax();
+    case K::FStringStart: return parse_strings();
+    case K::LPar: return parse_paren_atom();
+    case K::LSqb: return parse_list_atom();
+    case K::LBrace: return parse_brace_atom();
+    default: fail_invalid_syntax();
   }
 }
 
@@ -935,7 +915,8 @@ Arguments* Parser::parse_parameters(TokenKind close, bool allow_annotations) {
   return a;
 }
 
-// ---- targets -------------------------------------------------------------------------------------
+// ---- targets
+// -------------------------------------------------------------------------------------
 
 Expr* Parser::parse_star_targets() {
   const Token& start = tok();
@@ -1028,15 +1009,9 @@ const char* Parser::describe_expr(const Expr* e) const {
 
 void Parser::set_context(Expr* e, ExprContext ctx, const char* verb) {
   switch (e->tag) {
-    case ExprKind::Name:
-      static_cast<Name*>(e)->ctx = ctx;
-      return;
-    case ExprKind::Attribute:
-      static_cast<Attribute*>(e)->ctx = ctx;
-      return;
-    case ExprKind::Subscript:
-      static_cast<Subscript*>(e)->ctx = ctx;
-      return;
+    case ExprKind::Name: static_cast<Name*>(e)->ctx = ctx; return;
+    case ExprKind::Attribute: static_cast<Attribute*>(e)->ctx = ctx; return;
+    case ExprKind::Subscript: static_cast<Subscript*>(e)->ctx = ctx; return;
     case ExprKind::Starred:
       if (ctx == ExprContext::Del) {
         break;
@@ -1056,8 +1031,7 @@ void Parser::set_context(Expr* e, ExprContext ctx, const char* verb) {
         set_context(x, ctx, verb);
       }
       return;
-    default:
-      break;
+    default: break;
   }
   fail_at(e->pos, std::string("cannot ") + verb + " " + describe_expr(e));
 }
@@ -1069,10 +1043,8 @@ bool Parser::is_assignable(const Expr* e) {
     case ExprKind::Subscript:
     case ExprKind::Starred:
     case ExprKind::Tuple:
-    case ExprKind::List:
-      return true;
-    default:
-      return false;
+    case ExprKind::List: return true;
+    default: return false;
   }
 }
 
@@ -1086,17 +1058,14 @@ bool Parser::is_bitwise_or_level(const Expr* e) {
     case ExprKind::ListComp:
     case ExprKind::SetComp:
     case ExprKind::DictComp:
-    case ExprKind::JoinedStr:
-      return true;
-    case ExprKind::UnaryOp:
-      return static_cast<const UnaryOp*>(e)->op != UnaryOperator::Not;
+    case ExprKind::JoinedStr: return true;
+    case ExprKind::UnaryOp: return static_cast<const UnaryOp*>(e)->op != UnaryOperator::Not;
     case ExprKind::Constant: {
       auto k = static_cast<const Constant*>(e)->value.kind;
       return k != ConstantValue::Kind::True && k != ConstantValue::Kind::False &&
              k != ConstantValue::Kind::None;
     }
-    default:
-      return false;
+    default: return false;
   }
 }
 

@@ -63,7 +63,9 @@ public:
   const Token& expect(TokenKind k, const char* message);
 
   // A span from the start of `start` to the end of the last consumed token.
-  ast::Pos span(const Token& start) const { return {start.line, start.col, m_prev_line, m_prev_col}; }
+  ast::Pos span(const Token& start) const {
+    return {start.line, start.col, m_prev_line, m_prev_col};
+  }
   ast::Pos span(const ast::Pos& start) const {
     return {start.lineno, start.col_offset, m_prev_line, m_prev_col};
   }
@@ -116,7 +118,8 @@ public:
 
   // ---- errors --------------------------------------------------------------------------------
   [[noreturn]] void fail_at(const Token& t, std::string message, const char* code = k_code_syntax);
-  [[noreturn]] void fail_at(const ast::Pos& p, std::string message, const char* code = k_code_syntax);
+  [[noreturn]] void fail_at(const ast::Pos& p, std::string message,
+                            const char* code = k_code_syntax);
   [[noreturn]] void fail_range(int32_t line, int32_t col, int32_t end_line, int32_t end_col,
                                std::string message, const char* code = k_code_syntax);
   [[noreturn]] void fail_here() { fail_invalid_syntax(); }
@@ -147,12 +150,12 @@ public:
   ast::Arguments* parse_parameters(TokenKind close, bool allow_annotations);
 
   // ---- expressions (parser_expr.cpp) ---------------------------------------------------------
-  ast::Expr* parse_expression();           // expression (ternary, lambda)
-  ast::Expr* parse_named_expression();     // NAME := expression | expression
-  ast::Expr* parse_star_expressions();     // tuple without parentheses, starred allowed
+  ast::Expr* parse_expression();        // expression (ternary, lambda)
+  ast::Expr* parse_named_expression();  // NAME := expression | expression
+  ast::Expr* parse_star_expressions();  // tuple without parentheses, starred allowed
   ast::Expr* parse_star_named_expression();
   ast::Expr* parse_star_expression();
-  ast::Expr* parse_expressions();          // expression (',' expression)* [','] (no star)
+  ast::Expr* parse_expressions();  // expression (',' expression)* [','] (no star)
   ast::Expr* parse_yield_expr();
   ast::Expr* parse_disjunction();
   ast::Expr* parse_conjunction();
@@ -177,7 +180,7 @@ public:
   ast::Expr* parse_slice();
   ast::Expr* parse_call(ast::Expr* func, const Token& start);
   ast::Seq<ast::Comprehension*> parse_comprehension_clauses();
-  ast::Expr* parse_star_targets();         // for-loop / with / comprehension targets
+  ast::Expr* parse_star_targets();  // for-loop / with / comprehension targets
   ast::Expr* parse_star_target();
   ast::Expr* parse_target_primary();
   // Turns a parsed expression into an assignment (Store) or deletion (Del) target.
@@ -191,7 +194,7 @@ public:
   ast::Expr* parse_strings();
 
   // ---- patterns (parser_pattern.cpp) ---------------------------------------------------------
-  ast::Pattern* parse_patterns();           // open sequence allowed (case a, b:)
+  ast::Pattern* parse_patterns();  // open sequence allowed (case a, b:)
   ast::Pattern* parse_as_pattern();
   ast::Pattern* parse_or_pattern();
   ast::Pattern* parse_closed_pattern();

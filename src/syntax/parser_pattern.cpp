@@ -268,26 +268,19 @@ Pattern* Parser::parse_closed_pattern() {
         Expr* key;
         switch (kt.kind) {
           case K::Number:
-          case K::Minus:
-            key = parse_signed_number_or_complex();
-            break;
+          case K::Minus: key = parse_signed_number_or_complex(); break;
           case K::String:
-          case K::FStringStart:
-            key = parse_strings();
-            break;
+          case K::FStringStart: key = parse_strings(); break;
           case K::KwNone:
           case K::KwTrue:
-          case K::KwFalse:
-            key = parse_atom();
-            break;
+          case K::KwFalse: key = parse_atom(); break;
           case K::Name:
             key = parse_pattern_value_name();
             if (key->tag == ExprKind::Name) {
               fail_invalid_syntax();
             }
             break;
-          default:
-            fail_invalid_syntax();
+          default: fail_invalid_syntax();
         }
         keys.push_back(key);
         expect(K::Colon);
@@ -304,8 +297,7 @@ Pattern* Parser::parse_closed_pattern() {
       m->pos = span(start);
       return m;
     }
-    default:
-      fail_invalid_syntax();
+    default: fail_invalid_syntax();
   }
 }
 

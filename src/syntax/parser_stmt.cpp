@@ -68,7 +68,8 @@ Seq<Stmt*> Parser::parse_block(const Token& owner, const char* what) {
       if (at(K::Error)) {
         fail_invalid_syntax();
       }
-      fail_at(tok(), "expected an indented block after " + on_line(what, owner.line), k_code_indent);
+      fail_at(tok(), "expected an indented block after " + on_line(what, owner.line),
+              k_code_indent);
     }
     advance();
     parse_statements_until(K::Dedent, mk);
@@ -116,22 +117,14 @@ void Parser::parse_simple_statements(size_t mk) {
 Stmt* Parser::parse_compound_statement() {
   const Token& t = tok();
   switch (t.kind) {
-    case K::KwDef:
-      return parse_function_def(t, {}, false);
-    case K::KwIf:
-      return parse_if(t);
-    case K::KwClass:
-      return parse_class_def(t, {});
-    case K::KwWith:
-      return parse_with(t, false);
-    case K::KwFor:
-      return parse_for(t, false);
-    case K::KwTry:
-      return parse_try();
-    case K::KwWhile:
-      return parse_while();
-    case K::At:
-      return parse_decorated();
+    case K::KwDef: return parse_function_def(t, {}, false);
+    case K::KwIf: return parse_if(t);
+    case K::KwClass: return parse_class_def(t, {});
+    case K::KwWith: return parse_with(t, false);
+    case K::KwFor: return parse_for(t, false);
+    case K::KwTry: return parse_try();
+    case K::KwWhile: return parse_while();
+    case K::At: return parse_decorated();
     case K::KwAsync: {
       TokenKind next = peek().kind;
       if (next == K::KwDef) {
@@ -151,8 +144,7 @@ Stmt* Parser::parse_compound_statement() {
         return try_parse_match();
       }
       return nullptr;
-    default:
-      return nullptr;
+    default: return nullptr;
   }
 }
 
@@ -588,15 +580,9 @@ Stmt* Parser::try_parse_match() {
 Stmt* Parser::parse_simple_statement() {
   const Token& start = tok();
   switch (start.kind) {
-    case K::KwPass:
-      advance();
-      return make<Pass>(span(start));
-    case K::KwBreak:
-      advance();
-      return make<Break>(span(start));
-    case K::KwContinue:
-      advance();
-      return make<Continue>(span(start));
+    case K::KwPass: advance(); return make<Pass>(span(start));
+    case K::KwBreak: advance(); return make<Break>(span(start));
+    case K::KwContinue: advance(); return make<Continue>(span(start));
     case K::KwReturn: {
       advance();
       auto* s = make<Return>();
@@ -606,10 +592,8 @@ Stmt* Parser::parse_simple_statement() {
       s->pos = span(start);
       return s;
     }
-    case K::KwImport:
-      return parse_import();
-    case K::KwFrom:
-      return parse_from_import();
+    case K::KwImport: return parse_import();
+    case K::KwFrom: return parse_from_import();
     case K::KwRaise: {
       advance();
       auto* s = make<Raise>();
@@ -679,8 +663,7 @@ Stmt* Parser::parse_simple_statement() {
         return parse_type_alias();
       }
       return parse_expression_statement();
-    default:
-      return parse_expression_statement();
+    default: return parse_expression_statement();
   }
 }
 
@@ -825,7 +808,8 @@ Stmt* Parser::parse_expression_statement() {
     if (e->tag == ExprKind::List) {
       fail_at(e->pos, "only single target (not list) can be annotated");
     }
-    if (e->tag != ExprKind::Name && e->tag != ExprKind::Attribute && e->tag != ExprKind::Subscript) {
+    if (e->tag != ExprKind::Name && e->tag != ExprKind::Attribute &&
+        e->tag != ExprKind::Subscript) {
       fail_at(e->pos, "illegal target for annotation");
     }
     set_context(e, ExprContext::Store, "assign to");
@@ -856,8 +840,8 @@ Stmt* Parser::parse_expression_statement() {
       }
       // CPython's invalid_named_expression: `x = <bitwise_or> = <value>` suggests '=='.
       bool last = i + 1 == targets.size;
-      bool grouped = i == 0 && paren_first &&
-                     (t->pos.lineno != start.line || t->pos.col_offset != start.col);
+      bool grouped =
+          i == 0 && paren_first && (t->pos.lineno != start.line || t->pos.col_offset != start.col);
       if (last && !is_assignable(t) && (grouped || is_bitwise_or_level(t))) {
         fail_at(t->pos, std::string("cannot assign to ") + describe_expr(t) +
                             " here. Maybe you meant '==' instead of '='?");
@@ -889,7 +873,8 @@ Stmt* Parser::parse_expression_statement() {
     default: aug = false; break;
   }
   if (aug) {
-    if (e->tag != ExprKind::Name && e->tag != ExprKind::Attribute && e->tag != ExprKind::Subscript) {
+    if (e->tag != ExprKind::Name && e->tag != ExprKind::Attribute &&
+        e->tag != ExprKind::Subscript) {
       fail_at(e->pos, std::string("'") + describe_expr(e) +
                           "' is an illegal expression for augmented assignment");
     }
@@ -902,8 +887,8 @@ Stmt* Parser::parse_expression_statement() {
     s->pos = span(start);
     return s;
   }
-  if (e->tag == ExprKind::Name && (k == K::String || k == K::Name || k == K::Number ||
-                                   k == K::FStringStart)) {
+  if (e->tag == ExprKind::Name &&
+      (k == K::String || k == K::Name || k == K::Number || k == K::FStringStart)) {
     std::string_view id = static_cast<Name*>(e)->id;
     if (id == "print" || id == "exec") {
       // CPython: the statement from `print` up to the end of the expression that follows.

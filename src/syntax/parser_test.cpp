@@ -88,7 +88,8 @@ TEST_CASE("assignment targets get Store, deletion targets Del, nested through tu
 }
 
 TEST_CASE("soft keywords: match, case, type and _ are names outside their statements") {
-  CHECK(dump_of("match = 1\ntype = 2\ncase = match\n_ = type\n").find("Match(") == std::string::npos);
+  CHECK(dump_of("match = 1\ntype = 2\ncase = match\n_ = type\n").find("Match(") ==
+        std::string::npos);
   std::string d = dump_of("match x:\n    case [1, *_] | {'k': _} if x:\n        pass\n");
   CHECK(d.find("MatchOr(patterns=[MatchSequence(") != std::string::npos);
   CHECK(d.find("MatchStar(lineno=2") != std::string::npos);
@@ -104,8 +105,9 @@ TEST_CASE("f-strings: debug text, conversions and nested format specs") {
 }
 
 TEST_CASE("implicit concatenation folds constants and keeps the first string's kind") {
-  CHECK(dump_of("u'a' 'b'\n").find("Constant(value='ab', kind='u', lineno=1, col_offset=0, "
-                                   "end_lineno=1, end_col_offset=8)") != std::string::npos);
+  CHECK(dump_of("u'a' 'b'\n")
+            .find("Constant(value='ab', kind='u', lineno=1, col_offset=0, "
+                  "end_lineno=1, end_col_offset=8)") != std::string::npos);
   CHECK(first_error("x = 'a' b'b'\n") == "cannot mix bytes and nonbytes literals");
 }
 
@@ -130,7 +132,8 @@ TEST_CASE("errors carry CPython's message and line") {
 
 TEST_CASE("a tokenizer error later in the file replaces a generic parser error (as CPython)") {
   int32_t line = 0;
-  CHECK(first_error("x = = 1\ny = 'abc\n", &line) == "unterminated string literal (detected at line 2)");
+  CHECK(first_error("x = = 1\ny = 'abc\n", &line) ==
+        "unterminated string literal (detected at line 2)");
   CHECK(line == 2);
   // ...but an unclosed bracket opened after the parser's error does not.
   CHECK(first_error("x = = 1\ny = (\n", &line) == "invalid syntax");
@@ -138,15 +141,14 @@ TEST_CASE("a tokenizer error later in the file replaces a generic parser error (
 }
 
 TEST_CASE("the parser recovers and reports every statement's error") {
-  auto r = parse_bytes("t.py",
-                       "x = = 1\n"
-                       "def f():\n"
-                       "    y = 3 3\n"
-                       "    return 1\n"
-                       "if x\n"
-                       "    pass\n"
-                       "f() = 3\n"
-                       "ok = 1\n");
+  auto r = parse_bytes("t.py", "x = = 1\n"
+                               "def f():\n"
+                               "    y = 3 3\n"
+                               "    return 1\n"
+                               "if x\n"
+                               "    pass\n"
+                               "f() = 3\n"
+                               "ok = 1\n");
   REQUIRE(r->diagnostics.size() == 4);
   CHECK(r->diagnostics[0].line == 1);
   CHECK(r->diagnostics[1].line == 3);
@@ -180,13 +182,12 @@ TEST_CASE("nesting beyond the depth budget is an error, not a crash") {
 
 TEST_CASE("every parent node encloses its children") {
   // (Decorators are the one exception, in CPython too: a def starts at 'def'.)
-  auto r = parse_bytes("t.py",
-                       "async def f(a: int = 1, *b, c, **d) -> T:\n"
-                       "    async with x as (y, z), w:\n"
-                       "        r = [i async for i in g if i] + {k: v for k, v in h}\n"
-                       "    return (yield from q)\n"
-                       "class C(B, metaclass=M):\n"
-                       "    x: int = f'{a!r:{b}}' 'c'\n");
+  auto r = parse_bytes("t.py", "async def f(a: int = 1, *b, c, **d) -> T:\n"
+                               "    async with x as (y, z), w:\n"
+                               "        r = [i async for i in g if i] + {k: v for k, v in h}\n"
+                               "    return (yield from q)\n"
+                               "class C(B, metaclass=M):\n"
+                               "    x: int = f'{a!r:{b}}' 'c'\n");
   REQUIRE(r->ok());
   EnclosureCheck check;
   check.visit(r->module);

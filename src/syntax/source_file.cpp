@@ -23,8 +23,8 @@
 #include "syntax/source_file.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <string_view>
 
 #include "support/utf8.hpp"

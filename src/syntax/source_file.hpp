@@ -18,7 +18,8 @@ public:
   static SourceFile from_bytes(std::string path, std::string bytes);
 
   const std::string& path() const { return m_path; }
-  // UTF-8 text the lexer reads; CRLF/CR are kept as written (the lexer normalizes).
+  // UTF-8 text the lexer reads, without BOM; CRLF and CR translated to LF as CPython does
+  // (columns are unchanged: they count from the start of each line).
   const std::string& text() const { return m_text; }
   const std::vector<Diagnostic>& diagnostics() const { return m_diagnostics; }
   bool ok() const { return m_diagnostics.empty(); }

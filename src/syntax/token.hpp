@@ -7,6 +7,7 @@
 namespace qd::syntax {
 
 // Keep the keyword block contiguous and in this order (Lexer::keyword_kind relies on it).
+// clang-format off
 enum class TokenKind : uint8_t {
   EndMarker,
   Name,           // identifiers, including the soft keywords match / case / type / _
@@ -33,6 +34,7 @@ enum class TokenKind : uint8_t {
   KwWith, KwYield,
   Error,          // the lexer reported a diagnostic here; the parser stops at it
 };
+// clang-format on
 
 const char* token_kind_name(TokenKind k);
 
