@@ -92,11 +92,77 @@ void Parser::fail_invalid_syntax() {
     case TokenKind::EndMarker: fail_at(t, "unexpected EOF while parsing");
     default: break;
   }
+  if (!m_speculating && m_pos > 0 && ends_operand(m_tokens[m_pos - 1].kind) &&
+      begins_operand(t.kind) &&
+      !(m_tokens[m_pos - 1].kind == TokenKind::Name && t.kind == TokenKind::String) &&
+      bracket_depth() > 0) {
+    // CPython's invalid_expression: two expressions side by side inside brackets.
+    const Token& prev = m_tokens[m_pos - 1];
+    fail_range(prev.line, prev.col, t.end_line, t.end_col,
+               "invalid syntax. Perhaps you forgot a comma?");
+  }
   if (t.kind == TokenKind::Newline) {
     // CPython points at the NEWLINE token, which starts where the line's text ends.
     fail_range(t.line, t.col, t.line, t.col + 1, "invalid syntax");
   }
   fail_at(t, "invalid syntax");
+}
+
+bool Parser::ends_operand(TokenKind k) {
+  switch (k) {
+    case TokenKind::Name:
+    case TokenKind::Number:
+    case TokenKind::String:
+    case TokenKind::FStringEnd:
+    case TokenKind::RPar:
+    case TokenKind::RSqb:
+    case TokenKind::RBrace:
+    case TokenKind::KwTrue:
+    case TokenKind::KwFalse:
+    case TokenKind::KwNone:
+    case TokenKind::Ellipsis: return true;
+    default: return false;
+  }
+}
+
+bool Parser::begins_operand(TokenKind k) {
+  switch (k) {
+    case TokenKind::Name:
+    case TokenKind::Number:
+    case TokenKind::String:
+    case TokenKind::FStringStart:
+    case TokenKind::LPar:
+    case TokenKind::LSqb:
+    case TokenKind::LBrace:
+    case TokenKind::Tilde:
+    case TokenKind::KwTrue:
+    case TokenKind::KwFalse:
+    case TokenKind::KwNone:
+    case TokenKind::KwLambda:
+    case TokenKind::KwNot:
+    case TokenKind::KwAwait:
+    case TokenKind::Ellipsis: return true;
+    default: return false;
+  }
+}
+
+int Parser::bracket_depth() const {
+  int depth = 0;
+  for (size_t i = 0; i < m_pos; ++i) {
+    switch (m_tokens[i].kind) {
+      case TokenKind::LPar:
+      case TokenKind::LSqb:
+      case TokenKind::LBrace: ++depth; break;
+      case TokenKind::RPar:
+      case TokenKind::RSqb:
+      case TokenKind::RBrace: --depth; break;
+      case TokenKind::Newline:
+        depth = 0;  // a logical line ended: no bracket is open
+        break;
+      default: break;
+    }
+  }
+  return depth;
 }
 
 void Parser::warn_at(const Token& t, std::string message) {
@@ -141,8 +207,8 @@ bool is_unclosed_bracket_error(const Diagnostic& d) {
 // line of the parser's error.
 // `parser_error_token` / `lexer_error_token`: token indexes of the first errors (SIZE_MAX: none).
 void order_errors(std::vector<Diagnostic>& parser_diags, size_t parser_error_token,
-                  const std::vector<Diagnostic>& lexer_diags, size_t lexer_error_token,
-                  std::vector<Diagnostic>& out) {
+                  int32_t parser_error_line, const std::vector<Diagnostic>& lexer_diags,
+                  size_t lexer_error_token, std::vector<Diagnostic>& out) {
   const Diagnostic* lex_err = nullptr;
   for (const auto& d : lexer_diags) {
     if (d.severity == Severity::Error) {
@@ -164,7 +230,9 @@ void order_errors(std::vector<Diagnostic>& parser_diags, size_t parser_error_tok
     } else if (!is_unclosed_bracket_error(*lex_err)) {
       lexer_first = true;
     } else {
-      lexer_first = lex_err->line < parse_err->line;
+      // CPython compares with the line of the furthest token the parser read, not with the
+      // line of the error it reports (a "forgot a comma" range can start lines earlier).
+      lexer_first = lex_err->line < parser_error_line;
     }
   }
   if (lexer_first) {
@@ -224,8 +292,10 @@ std::unique_ptr<ParseResult> parse_bytes(std::string path, std::string bytes) {
       break;
     }
   }
-  order_errors(p.diagnostics(), p.m_first_error_token, ts.diagnostics, lexer_error_token,
-               r->diagnostics);
+  int32_t parser_error_line =
+      p.m_first_error_token < ts.tokens.size() ? ts.tokens[p.m_first_error_token].line : 0;
+  order_errors(p.diagnostics(), p.m_first_error_token, parser_error_line, ts.diagnostics,
+               lexer_error_token, r->diagnostics);
   return r;
 }
 

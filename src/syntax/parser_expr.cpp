@@ -156,12 +156,11 @@ Expr* Parser::parse_expression() {
   x->body = e;
   x->test = parse_disjunction();
   if (!at(K::KwElse)) {
-    if (at(K::Newline) || at(K::RPar) || at(K::Comma) || at(K::RSqb) || at(K::RBrace) ||
-        at(K::Colon)) {
-      fail_range(start.line, start.col, m_prev_line, m_prev_col,
-                 "expected 'else' after 'if' expression");
+    if (at(K::Colon) || at(K::Error)) {
+      fail_invalid_syntax();
     }
-    fail_invalid_syntax();
+    fail_range(start.line, start.col, m_prev_line, m_prev_col,
+               "expected 'else' after 'if' expression");
   }
   advance();
   x->orelse = parse_expression();

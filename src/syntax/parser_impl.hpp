@@ -125,6 +125,11 @@ public:
   [[noreturn]] void fail_here() { fail_invalid_syntax(); }
   [[noreturn]] void fail_invalid_syntax();
   void warn_at(const Token& t, std::string message);
+  // For CPython's "Perhaps you forgot a comma?": tokens that can end / begin an operand, and the
+  // number of brackets open at the current token.
+  static bool ends_operand(TokenKind k);
+  static bool begins_operand(TokenKind k);
+  int bracket_depth() const;
 
   // ---- statements (parser_stmt.cpp) ----------------------------------------------------------
   void parse_statements_until(TokenKind end, size_t mark);
