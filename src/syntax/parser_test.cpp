@@ -130,6 +130,18 @@ TEST_CASE("errors carry CPython's message and line") {
   CHECK(line == 2);
 }
 
+TEST_CASE("CPython's second-pass hints: a forgotten comma, a missing else") {
+  int32_t line = 0;
+  int32_t col = 0;
+  CHECK(first_error("f(1, x y)\n", &line, &col) == "invalid syntax. Perhaps you forgot a comma?");
+  CHECK(col == 5);
+  CHECK(first_error("x = a b\n") == "invalid syntax");  // not inside brackets
+  CHECK(first_error("(a if b c)\n") == "expected 'else' after 'if' expression");
+  // An unclosed bracket wins when the parser read past its line (as in CPython).
+  CHECK(first_error("x = [1, 2\ny = 3\n", &line) == "'[' was never closed");
+  CHECK(line == 1);
+}
+
 TEST_CASE("a tokenizer error later in the file replaces a generic parser error (as CPython)") {
   int32_t line = 0;
   CHECK(first_error("x = = 1\ny = 'abc\n", &line) ==
