@@ -111,9 +111,14 @@ ExitStatus run_checked(int argc, char** argv) {
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"scan", "find the kernels and funcs under files and directories", cmd_scan},
+      {"check", "check kernels: parameter types, reachable funcs, fastcache purity, keys",
+       cmd_check},
+      {"explain", "explain one kernel: signature, funcs, purity verdict, key components",
+       cmd_explain},
       {"dump-ast",
        "print a file's AST exactly as Python 3.12's ast.dump(..., include_attributes=True)",
        cmd_dump_ast},
+      {"store", "manage an artifact store: stats, verify, gc, ls, pack, inspect", cmd_store},
       {"help", "list the commands, or describe one (qdbuild help COMMAND)", cmd_help},
       {"version", "print qdbuild's version", cmd_version},
   };

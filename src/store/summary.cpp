@@ -84,6 +84,7 @@ Result<std::vector<EntrySummary>> list_entries(Backend& store) {
       auto it = sizes.find(id);
       if (it == sizes.end()) {
         ++row.missing_objects;
+        row.missing_names.push_back(store.object_name(id));
       } else {
         row.bytes += it->second;
       }

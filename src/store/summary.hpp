@@ -39,6 +39,7 @@ struct EntrySummary {
   size_t objects = 0;
   uint64_t bytes = 0;  // stored bytes of the objects it references (shared ones counted in each)
   size_t missing_objects = 0;
+  std::vector<std::string> missing_names;  // of the missing objects, for messages
   int64_t last_used = 0;
 };
 
