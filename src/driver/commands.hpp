@@ -7,6 +7,8 @@ namespace qd::driver {
 
 ExitStatus cmd_dump_ast(int argc, char** argv);
 ExitStatus cmd_scan(int argc, char** argv);
+ExitStatus cmd_check(int argc, char** argv);
+ExitStatus cmd_explain(int argc, char** argv);
 ExitStatus cmd_store(int argc, char** argv);
 
 }  // namespace qd::driver

@@ -111,6 +111,10 @@ ExitStatus run_checked(int argc, char** argv) {
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"scan", "find the kernels and funcs under files and directories", cmd_scan},
+      {"check", "check kernels: parameter types, reachable funcs, fastcache purity, keys",
+       cmd_check},
+      {"explain", "explain one kernel: signature, funcs, purity verdict, key components",
+       cmd_explain},
       {"dump-ast",
        "print a file's AST exactly as Python 3.12's ast.dump(..., include_attributes=True)",
        cmd_dump_ast},

@@ -1,0 +1,460 @@
+#include "sema/analysis.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "sema/purity.hpp"
+#include "support/thread_pool.hpp"
+
+namespace qd::sema {
+
+namespace fs = std::filesystem;
+using PK = ParamType::Kind;
+using EK = Entity::Kind;
+using syntax::Severity;
+
+size_t Analysis::count(Severity s) const {
+  return static_cast<size_t>(std::count_if(diagnostics.begin(), diagnostics.end(),
+                                           [&](const SemaDiagnostic& d) { return d.d.severity == s; }));
+}
+
+namespace {
+
+class KernelAnalyzer {
+public:
+  KernelAnalyzer(const Program& p, const std::vector<BodyRefs>& refs,
+                 const std::vector<std::string>& hashes, const BuildConfig& config,
+                 const std::string& device, const AnalysisOptions& options, KernelReport& out)
+      : m_p(p), m_refs(refs), m_hashes(hashes), m_config(config), m_device(device),
+        m_options(options), m_out(out) {}
+
+  void run(DefId k) {
+    const DefInfo& d = m_p.defs[k];
+    m_out.def = k;
+    m_out.id = m_p.def_id(k);
+    m_out.marked = d.fastcache;
+    m_module = d.module;
+    decorators(d);
+    m_out.signature = signature_of(m_p, k);
+    parameters(d);
+    std::vector<DefId> roots{k};
+    template_roots(roots);
+    m_out.reached = reachable(m_p, m_refs, roots);
+    for (size_t i = 0; i < m_out.reached.size(); ++i) {
+      body(i);
+    }
+    std::sort(m_out.constants.begin(), m_out.constants.end());
+    m_out.constants.erase(std::unique(m_out.constants.begin(), m_out.constants.end()),
+                          m_out.constants.end());
+    if (m_options.keys) {
+      keys();
+    }
+    if (!m_out.marked) {
+      m_out.verdict = "not marked fastcache=True: purity is not checked and fastcache is not used";
+      if (m_options.print_non_pure) {
+        diag(Severity::Note, "QD115", {d.line, d.col, d.line, d.col},
+             "kernel '" + m_out.id + "' is not marked fastcache=True");
+      }
+    } else {
+      m_out.eligible = m_out.reasons.empty();
+      m_out.verdict = m_out.eligible ? "eligible for fastcache (" + d.marked_by + ")"
+                                     : "marked " + d.marked_by + " but not eligible";
+    }
+  }
+
+private:
+  void diag(Severity s, const char* code, const SourceSpan& at, std::string message,
+            int32_t module = k_none) {
+    SemaDiagnostic sd;
+    sd.d.severity = s;
+    sd.d.code = code;
+    sd.d.line = at.line;
+    sd.d.col = at.col;
+    sd.d.end_line = at.end_line;
+    sd.d.end_col = at.end_col;
+    sd.d.message = std::move(message);
+    sd.module = module == k_none ? m_module : module;
+    sd.kernel = m_out.id;
+    m_out.diagnostics.push_back(std::move(sd));
+  }
+
+  void reason(std::string r) {
+    if (std::find(m_out.reasons.begin(), m_out.reasons.end(), r) == m_out.reasons.end()) {
+      m_out.reasons.push_back(std::move(r));
+    }
+  }
+
+  void decorators(const DefInfo& d) {
+    for (const syntax::ast::Expr* e : *d.decorators) {
+      SourceSpan at{e->pos.lineno, e->pos.col_offset, e->pos.end_lineno, e->pos.end_col_offset};
+      if (d.pure_misplaced) {
+        diag(Severity::Warning, "QD114", at,
+             "@qd.pure below @qd.kernel has no effect: kernel '" + m_p.def_id(m_out.def) +
+                 "' is not marked for fastcache (use @qd.kernel(fastcache=True))");
+        return;
+      }
+      if (d.marked_by == "pure=True" || d.marked_by == "@qd.pure") {
+        diag(Severity::Warning, "QD113", at,
+             d.marked_by + " is deprecated: use @qd.kernel(fastcache=True) (kernel '" +
+                 m_p.def_id(m_out.def) + "')");
+        return;
+      }
+    }
+  }
+
+  void parameters(const DefInfo& d) {
+    for (const Param& prm : m_out.signature.params) {
+      if (prm.type.kind == PK::invalid) {
+        diag(Severity::Error, "QD107", prm.span,
+             "kernel '" + m_out.id + "', parameter '" + prm.name + "': " + prm.type.error);
+        reason("parameter '" + prm.name + "' has an annotation qdbuild cannot read");
+      } else if (prm.type.kind == PK::field) {
+        reason("parameter '" + prm.name + "' is a field (" + prm.type.text + ")");
+        if (m_out.marked) {
+          diag(Severity::Warning, "QD106", prm.span,
+               "parameter '" + prm.name + "' of kernel '" + m_out.id +
+                   "' is a field: fastcache is disabled for this kernel (fields bake memory "
+                   "offsets into the code; pass a qd.ndarray instead)");
+        }
+      }
+    }
+  }
+
+  const std::vector<Instance>* instances() const {
+    auto it = m_config.instances.find(m_out.id);
+    return it == m_config.instances.end() ? nullptr : &it->second;
+  }
+
+  // Funcs given to template parameters by the instances ("op = 'mod:func'").
+  void template_roots(std::vector<DefId>& roots) {
+    const std::vector<Instance>* insts = instances();
+    if (insts == nullptr) {
+      return;
+    }
+    for (const Instance& inst : *insts) {
+      for (const auto& [name, v] : inst) {
+        if (v.is_table || v.scalar.kind != Value::Kind::string) {
+          continue;
+        }
+        for (DefId d = 0; d < static_cast<DefId>(m_p.defs.size()); ++d) {
+          if (m_p.def_id(d) == v.scalar.s) {
+            roots.push_back(d);
+            m_template_funcs.insert(name);
+          }
+        }
+      }
+    }
+  }
+
+  std::string where(size_t i) const {
+    if (i == 0) {
+      return "";
+    }
+    return " in func '" + m_p.def_id(m_out.reached[i].def) + "' (reached via " +
+           call_path(m_p, m_out.reached, i) + ")";
+  }
+
+  void body(size_t i) {
+    DefId def = m_out.reached[i].def;
+    const DefInfo& d = m_p.defs[def];
+    const BodyRefs& refs = m_refs[def];
+    const bool plain = d.role == DefRole::plain;
+    for (const UnresolvedRef& u : refs.unresolved) {
+      if (u.undefined) {
+        diag(Severity::Error, "QD105", u.span, u.reason + " (kernel '" + m_out.id + "'" + where(i) + ")",
+             d.module);
+        reason("'" + u.text + "' is not defined");
+        continue;
+      }
+      if (!u.template_param.empty() && m_template_funcs.contains(u.template_param)) {
+        continue;
+      }
+      reason("callee '" + u.text + "' cannot be resolved statically");
+      if (m_out.marked) {
+        diag(Severity::Warning, "QD104", u.span,
+             "kernel '" + m_out.id + "' calls '" + u.text + "'" + where(i) +
+                 ", which cannot be resolved statically: " + u.reason +
+                 "; the kernel is not eligible for fastcache",
+             d.module);
+      }
+    }
+    for (const CaptureRef& c : refs.captures) {
+      capture(i, d, c, plain);
+    }
+  }
+
+  void capture(size_t i, const DefInfo& d, const CaptureRef& c, bool plain) {
+    const Entity& e = c.entity;
+    // What enters the key.
+    bool unknown_value = false;
+    if (e.kind == EK::value) {
+      unknown_value = !e.value.known();
+      m_out.constants.push_back(e.path + " = " + (unknown_value ? "<unknown>" : repr(e.value)));
+    } else if (e.kind == EK::external) {
+      m_out.constants.push_back(e.path);
+      unknown_value = !(e.path.starts_with("math.") || e.path.starts_with("numpy."));
+    } else if (e.kind == EK::instance) {
+      m_out.constants.push_back(e.path + " = <instance of " + class_path(m_p, e.cls) + ">");
+      unknown_value = true;
+    } else {
+      m_out.constants.push_back(e.path.empty() ? c.text : e.path + " = <" + name_of(e.kind) + ">");
+      unknown_value = e.kind != EK::field && e.kind != EK::ndarray;
+    }
+    if (plain) {
+      if (unknown_value) {
+        reason("the compile-time helper '" + m_p.def_id(m_out.reached[i].def) + "' reads '" + c.text +
+               "', whose value is not known statically");
+      }
+      return;  // Python helpers run at compile time: they are keyed, not purity-checked
+    }
+    CaptureCheck check = check_capture(m_p, c);
+    std::string what = "'" + c.text + "' (" + check.what + ")";
+    switch (check.verdict) {
+      case CaptureVerdict::exempt:
+        m_out.exemptions.push_back(c.text + ": " + check.what + " (allowed capture)");
+        return;
+      case CaptureVerdict::error_ndarray:
+        diag(Severity::Error, "QD110", c.span,
+             "kernel '" + m_out.id + "' uses the ndarray " + what + " from module scope" + where(i) +
+                 "; ndarrays must be passed as kernel parameters",
+             d.module);
+        reason("uses a module-level ndarray");
+        return;
+      case CaptureVerdict::error:
+        reason("captures " + what + where(i));
+        if (m_out.marked) {
+          diag(Severity::Error, "QD101", c.span,
+               "fastcache kernel '" + m_out.id + "' captures " + what + " from module scope" +
+                   where(i) + "; pass it as a parameter",
+               d.module);
+        }
+        return;
+      case CaptureVerdict::warn_uppercase:
+      case CaptureVerdict::warn_static:
+        if (unknown_value) {
+          reason("reads " + what + where(i) + ", whose value cannot enter the key");
+        }
+        if (!m_out.marked) {
+          return;
+        }
+        if (unknown_value) {
+          diag(Severity::Warning, "QD108", c.span,
+               "fastcache kernel '" + m_out.id + "' reads " + what + where(i) +
+                   ", which qdbuild cannot evaluate, so it cannot enter the kernel key; the "
+                   "kernel is not eligible for fastcache",
+               d.module);
+        } else if (check.verdict == CaptureVerdict::warn_uppercase) {
+          diag(Severity::Warning, "QD102", c.span,
+               "fastcache kernel '" + m_out.id + "' reads the global " + what + where(i) +
+                   "; allowed for UPPERCASE names, and its value is part of the kernel key",
+               d.module);
+        } else {
+          diag(Severity::Warning, "QD103", c.span,
+               "fastcache kernel '" + m_out.id + "' captures " + what + " inside qd.static(...)" +
+                   where(i) + "; qd.static does not exempt captures (pass it as a parameter); "
+                   "its value is part of the kernel key",
+               d.module);
+        }
+        return;
+    }
+  }
+
+  void keys() {
+    KeyInputs in;
+    in.program = &m_p;
+    in.kernel = m_out.def;
+    in.signature = &m_out.signature;
+    in.config = &m_config;
+    in.device_caps = m_device;
+    in.constants = m_out.constants;
+    for (const ReachedDef& r : m_out.reached) {
+      const std::string& h = m_hashes[r.def];
+      in.sources.emplace_back(m_p.def_id(r.def),
+                              h.empty() ? sha256_hex(normalized_tokens(m_p.module_of(r.def),
+                                                                       m_p.defs[r.def]))
+                                        : h);
+    }
+    std::sort(in.sources.begin(), in.sources.end());
+    const std::vector<Instance>* insts = instances();
+    size_t n = insts == nullptr ? 1 : insts->size();
+    for (size_t k = 0; k < n; ++k) {
+      in.instance = insts == nullptr ? nullptr : &(*insts)[k];
+      m_out.instances.push_back(compute_key(in));
+    }
+    const InstanceKey& first = m_out.instances.front();
+    if (!first.field_members.empty()) {
+      std::string list;
+      for (const std::string& f : first.field_members) {
+        list += (list.empty() ? "" : ", ") + f;
+      }
+      reason("compound parameter member(s) " + list + " are fields");
+      if (m_out.marked) {
+        const DefInfo& d = m_p.defs[m_out.def];
+        diag(Severity::Warning, "QD109", {d.line, d.col, d.line, d.col},
+             "kernel '" + m_out.id + "' takes a compound parameter with field member(s) " + list +
+                 ": fastcache is disabled for it (use qd.ndarray members)");
+      }
+    }
+  }
+
+  const Program& m_p;
+  const std::vector<BodyRefs>& m_refs;
+  const std::vector<std::string>& m_hashes;
+  const BuildConfig& m_config;
+  const std::string& m_device;
+  const AnalysisOptions& m_options;
+  KernelReport& m_out;
+  int32_t m_module = k_none;
+  std::set<std::string> m_template_funcs;
+};
+
+std::string root_dir_of(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    return path;
+  }
+  fs::path parent = fs::path(path).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+void check_instances(Analysis& a) {
+  for (const auto& [id, list] : a.config.instances) {
+    DefId found = k_none;
+    for (DefId d = 0; d < static_cast<DefId>(a.program->defs.size()); ++d) {
+      if (a.program->defs[d].role == DefRole::kernel && a.program->def_id(d) == id) {
+        found = d;
+      }
+    }
+    SemaDiagnostic sd;
+    sd.path = a.config.source;
+    sd.d.code = "QD112";
+    sd.d.line = 1;
+    if (found == k_none) {
+      sd.d.message = "instances are given for '" + id + "', which is not a kernel of the source tree";
+      a.diagnostics.push_back(sd);
+      continue;
+    }
+    Signature sig = signature_of(*a.program, found);
+    for (const Instance& inst : list) {
+      for (const auto& [name, v] : inst) {
+        bool known = std::any_of(sig.params.begin(), sig.params.end(),
+                                 [&](const Param& prm) { return prm.name == name; });
+        if (!known) {
+          sd.d.message = "instance of '" + id + "' sets '" + name + "', which is not a parameter";
+          sd.kernel = id;
+          a.diagnostics.push_back(sd);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& options) {
+  Analysis a;
+  SourceTree tree = find_sources(paths);
+  a.tool_errors = tree.errors;
+  a.program = build_program(tree, options.jobs);
+  Program& p = *a.program;
+  if (!paths.empty()) {
+    std::error_code ec;
+    if (fs::is_directory(paths[0], ec)) {
+      p.root_name = fs::absolute(paths[0], ec).lexically_normal().filename().string();
+      if (p.root_name.empty()) {
+        p.root_name = fs::absolute(paths[0], ec).lexically_normal().parent_path().filename().string();
+      }
+    }
+  }
+  for (int32_t m = 0; m < static_cast<int32_t>(p.modules.size()); ++m) {
+    for (const syntax::Diagnostic& d : p.modules[m].parsed->diagnostics) {
+      if (d.severity == Severity::Error) {
+        a.diagnostics.push_back({d, m, {}, {}});
+      }
+    }
+  }
+  if (options.parse_only) {
+    return a;
+  }
+  evaluate_program(p);
+
+  std::vector<ConfigError> config_errors;
+  std::string dir = !options.config_dir.empty() ? options.config_dir
+                    : paths.empty()             ? std::string(".")
+                                                : root_dir_of(paths[0]);
+  a.config = load_build_config(dir, config_errors);
+  for (const ConfigError& e : config_errors) {
+    SemaDiagnostic sd;
+    sd.path = e.path;
+    sd.d.code = "QD112";
+    sd.d.line = e.line;
+    sd.d.col = e.col;
+    sd.d.message = e.message;
+    a.diagnostics.push_back(std::move(sd));
+  }
+  std::string arch;
+  std::string target = options.target.empty() ? (a.config.arch == "cuda" ? "cuda" : "cpu")
+                                              : options.target;
+  if (!parse_target(target, arch, a.device_caps)) {
+    a.tool_errors.push_back("unknown target '" + target + "' (expected cpu, cuda or cuda:sm_XX)");
+    return a;
+  }
+  a.config.arch = arch;
+  check_instances(a);
+
+  std::vector<BodyRefs> refs(p.defs.size());
+  std::vector<std::string> hashes(p.defs.size());
+  support::parallel_for(
+      p.defs.size(),
+      [&](size_t d) {
+        refs[d] = analyze_body(p, static_cast<DefId>(d));
+        if (options.keys && p.defs[d].role != DefRole::plain) {
+          hashes[d] = sha256_hex(normalized_tokens(p.module_of(static_cast<DefId>(d)), p.defs[d]));
+        }
+      },
+      options.jobs);
+
+  std::vector<DefId> kernels;
+  for (const ModuleInfo& m : p.modules) {
+    for (DefId d : m.defs) {
+      if (p.defs[d].role == DefRole::kernel) {
+        kernels.push_back(d);
+      }
+    }
+  }
+  a.kernels.resize(kernels.size());
+  support::parallel_for(
+      kernels.size(),
+      [&](size_t i) {
+        KernelAnalyzer(p, refs, hashes, a.config, a.device_caps, options, a.kernels[i]).run(kernels[i]);
+      },
+      options.jobs);
+  for (const KernelReport& k : a.kernels) {
+    a.diagnostics.insert(a.diagnostics.end(), k.diagnostics.begin(), k.diagnostics.end());
+  }
+  std::sort(a.diagnostics.begin(), a.diagnostics.end(),
+                   [](const SemaDiagnostic& x, const SemaDiagnostic& y) {
+                     auto mx = x.module == k_none ? INT32_MAX : x.module;
+                     auto my = y.module == k_none ? INT32_MAX : y.module;
+                     if (mx != my) {
+                       return mx < my;
+                     }
+                     if (x.d.line != y.d.line) {
+                       return x.d.line < y.d.line;
+                     }
+                     if (x.d.col != y.d.col) {
+                       return x.d.col < y.d.col;
+                     }
+                     if (x.kernel != y.kernel) {
+                       return x.kernel < y.kernel;
+                     }
+                     if (x.path != y.path) {
+                       return x.path < y.path;
+                     }
+                     return x.d.message < y.d.message;
+                   });
+  return a;
+}
+
+}  // namespace qd::sema

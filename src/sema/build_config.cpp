@@ -1,0 +1,237 @@
+#include "sema/build_config.hpp"
+
+#include <toml++/toml.h>
+
+#include <filesystem>
+
+#include "support/file_io.hpp"
+
+namespace qd::sema {
+
+namespace fs = std::filesystem;
+
+std::string ConfigValue::text() const {
+  if (!is_table) {
+    return repr(scalar);
+  }
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [k, v] : table) {
+    out += (first ? "" : ", ") + k + "=" + v.text();
+    first = false;
+  }
+  return out + "}";
+}
+
+std::string BuildConfig::codegen_text() const {
+  return "arch=" + arch + " opt_level=" + std::to_string(opt_level) +
+         " fast_math=" + (fast_math ? "True" : "False") + " debug=" + (debug ? "True" : "False") +
+         " default_ip=" + default_ip + " default_fp=" + default_fp;
+}
+
+bool parse_target(const std::string& target, std::string& arch, std::string& device_caps) {
+  if (target == "cpu" || target == "x64") {
+    arch = "x64";
+    device_caps = "cpu:x86_64";
+    return true;
+  }
+  if (target == "cuda") {
+    arch = "cuda";
+    device_caps = "cuda:sm_90";
+    return true;
+  }
+  if (target.starts_with("cuda:sm_") && target.size() > 8) {
+    arch = "cuda";
+    device_caps = target;
+    return true;
+  }
+  return false;
+}
+
+namespace {
+
+void error_at(std::vector<ConfigError>& errors, const std::string& path, const toml::node* n,
+              std::string message) {
+  ConfigError e;
+  e.path = path;
+  if (n != nullptr && n->source().begin) {
+    e.line = static_cast<int32_t>(n->source().begin.line);
+    e.col = static_cast<int32_t>(n->source().begin.column) - 1;
+  }
+  e.message = std::move(message);
+  errors.push_back(std::move(e));
+}
+
+bool to_value(const toml::node& n, ConfigValue& out, const std::string& path,
+              std::vector<ConfigError>& errors) {
+  if (const auto* t = n.as_table()) {
+    out.is_table = true;
+    for (const auto& [k, v] : *t) {
+      ConfigValue item;
+      if (!to_value(v, item, path, errors)) {
+        return false;
+      }
+      out.table.emplace(std::string(k.str()), std::move(item));
+    }
+    return true;
+  }
+  if (auto v = n.value<bool>(); v && n.is_boolean()) {
+    out.scalar = Value::boolean(*v);
+  } else if (n.is_integer()) {
+    out.scalar = Value::integer(*n.value<int64_t>());
+  } else if (n.is_floating_point()) {
+    out.scalar = Value::floating(*n.value<double>());
+  } else if (n.is_string()) {
+    out.scalar = Value::string(*n.value<std::string>());
+  } else if (const auto* a = n.as_array()) {
+    std::vector<Value> items;
+    for (const toml::node& e : *a) {
+      ConfigValue item;
+      if (!to_value(e, item, path, errors) || item.is_table) {
+        error_at(errors, path, &e, "instance values in arrays must be scalars");
+        return false;
+      }
+      items.push_back(item.scalar);
+    }
+    out.scalar = Value::tuple(std::move(items));
+  } else {
+    error_at(errors, path, &n, "unsupported instance value (dates and times have no meaning here)");
+    return false;
+  }
+  return true;
+}
+
+void read_instances(const toml::table& t, BuildConfig& c, const std::string& path,
+                    std::vector<ConfigError>& errors) {
+  for (const auto& [id, node] : t) {
+    std::string kernel(id.str());
+    if (kernel.find(':') == std::string::npos) {
+      error_at(errors, path, &node, "instance key '" + kernel + "' is not a kernel id (module:qualname)");
+      continue;
+    }
+    std::vector<const toml::table*> tables;
+    if (const auto* one = node.as_table()) {
+      tables.push_back(one);
+    } else if (const auto* arr = node.as_array()) {
+      for (const toml::node& e : *arr) {
+        if (const auto* tt = e.as_table()) {
+          tables.push_back(tt);
+        } else {
+          error_at(errors, path, &e, "instances of '" + kernel + "' must be tables");
+        }
+      }
+    } else {
+      error_at(errors, path, &node, "instances of '" + kernel + "' must be a table or an array of tables");
+      continue;
+    }
+    for (const toml::table* tt : tables) {
+      Instance inst;
+      for (const auto& [param, v] : *tt) {
+        ConfigValue cv;
+        if (to_value(v, cv, path, errors)) {
+          inst.emplace(std::string(param.str()), std::move(cv));
+        }
+      }
+      c.instances[kernel].push_back(std::move(inst));
+    }
+  }
+}
+
+void read_table(const toml::table& t, BuildConfig& c, const std::string& path,
+                std::vector<ConfigError>& errors) {
+  for (const auto& [key, node] : t) {
+    std::string k(key.str());
+    if (k == "arch" || k == "default_ip" || k == "default_fp") {
+      if (!node.is_string()) {
+        error_at(errors, path, &node, "'" + k + "' must be a string");
+        continue;
+      }
+      std::string v = *node.value<std::string>();
+      (k == "arch" ? c.arch : k == "default_ip" ? c.default_ip : c.default_fp) = v;
+    } else if (k == "opt_level") {
+      if (!node.is_integer()) {
+        error_at(errors, path, &node, "'opt_level' must be an integer");
+        continue;
+      }
+      c.opt_level = *node.value<int64_t>();
+    } else if (k == "fast_math" || k == "debug") {
+      if (!node.is_boolean()) {
+        error_at(errors, path, &node, "'" + k + "' must be true or false");
+        continue;
+      }
+      (k == "fast_math" ? c.fast_math : c.debug) = *node.value<bool>();
+    } else if (k == "instances") {
+      if (const auto* it = node.as_table()) {
+        read_instances(*it, c, path, errors);
+      } else {
+        error_at(errors, path, &node, "'instances' must be a table");
+      }
+    } else {
+      // Other tools' and later commands' keys (store, targets, ...) are not ours to reject.
+    }
+  }
+}
+
+}  // namespace
+
+BuildConfig parse_build_config(const std::string& text, const std::string& path, bool pyproject,
+                               std::vector<ConfigError>& errors) {
+  BuildConfig c;
+  c.source = path;
+  toml::table root;
+  try {
+    root = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    ConfigError err;
+    err.path = path;
+    err.line = static_cast<int32_t>(e.source().begin.line);
+    err.col = static_cast<int32_t>(e.source().begin.column) - 1;
+    err.message = "invalid TOML: " + std::string(e.description());
+    errors.push_back(std::move(err));
+    return c;
+  }
+  const toml::table* t = &root;
+  if (pyproject) {
+    t = root["tool"]["qdbuild"].as_table();
+    if (t == nullptr) {
+      return c;
+    }
+  }
+  read_table(*t, c, path, errors);
+  return c;
+}
+
+BuildConfig load_build_config(const std::string& start_dir, std::vector<ConfigError>& errors) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(start_dir.empty() ? "." : start_dir, ec);
+  if (ec) {
+    return {};
+  }
+  dir = dir.lexically_normal();
+  while (true) {
+    for (const char* name : {"qdbuild.toml", "pyproject.toml"}) {
+      fs::path f = dir / name;
+      if (!fs::is_regular_file(f, ec)) {
+        continue;
+      }
+      std::string text;
+      std::string error;
+      if (!support::read_file(f.string(), text, error)) {
+        errors.push_back({f.string(), 1, 0, error});
+        return {};
+      }
+      bool pyproject = std::string(name) == "pyproject.toml";
+      if (pyproject && text.find("tool.qdbuild") == std::string::npos) {
+        continue;  // a pyproject without our table: keep looking upwards
+      }
+      return parse_build_config(text, f.string(), pyproject, errors);
+    }
+    if (!dir.has_parent_path() || dir.parent_path() == dir) {
+      break;
+    }
+    dir = dir.parent_path();
+  }
+  return {};
+}
+
+}  // namespace qd::sema

@@ -1,0 +1,73 @@
+// Build configuration and kernel instances from `[tool.qdbuild]` in pyproject.toml, or from a
+// qdbuild.toml (same keys at top level), found in the source root or the nearest directory above.
+//
+//   [tool.qdbuild]
+//   arch = "x64"            # codegen config (defaults shown); part of every kernel key
+//   opt_level = 3
+//   fast_math = true
+//   debug = false
+//   default_ip = "i32"
+//   default_fp = "f32"
+//
+//   # Instances (DESIGN.md "Instances"): values for template parameters, partially typed
+//   # parameters and compound members, per kernel id. One table is one instance; an array of
+//   # tables gives several.
+//   [tool.qdbuild.instances."physics:step"]
+//   n_substeps = 4                            # a template primitive
+//   x = { dtype = "f32", ndim = 2 }           # a partial ndarray / torch / numpy parameter
+//   self = { n_envs = 8 }                     # data_oriented primitive members
+//   params = { num_layers = 3 }               # dataclass fields marked for the key
+//   op = "physics:add_op"                     # a template holding a func (its id)
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sema/value.hpp"
+
+namespace qd::sema {
+
+// One configured value: a scalar or a table of them.
+struct ConfigValue {
+  Value scalar;
+  std::map<std::string, ConfigValue> table;
+  bool is_table = false;
+  std::string text() const;  // canonical: 3, 'f32', {dtype='f32', ndim=2}
+};
+
+using Instance = std::map<std::string, ConfigValue>;
+
+struct BuildConfig {
+  std::string source;  // the file it came from ("" for defaults)
+  std::string arch = "x64";
+  int64_t opt_level = 3;
+  bool fast_math = true;
+  bool debug = false;
+  std::string default_ip = "i32";
+  std::string default_fp = "f32";
+  std::map<std::string, std::vector<Instance>> instances;  // kernel id -> instances
+
+  std::string codegen_text() const;  // the "config" key component
+};
+
+struct ConfigError {
+  std::string path;
+  int32_t line = 1;
+  int32_t col = 0;
+  std::string message;
+};
+
+// Looks for qdbuild.toml / pyproject.toml (with a [tool.qdbuild] table) in `start_dir` and its
+// parents. Returns the defaults when none is found; problems go to `errors`.
+BuildConfig load_build_config(const std::string& start_dir, std::vector<ConfigError>& errors);
+
+// Parses config text (for tests). `pyproject` selects the [tool.qdbuild] table.
+BuildConfig parse_build_config(const std::string& text, const std::string& path, bool pyproject,
+                               std::vector<ConfigError>& errors);
+
+// "cpu" -> "x64"/device "cpu:x86_64"; "cuda" / "cuda:sm_90" -> "cuda"/"cuda:sm_90".
+bool parse_target(const std::string& target, std::string& arch, std::string& device_caps);
+
+}  // namespace qd::sema
