@@ -10,7 +10,7 @@ source scripts/python312.sh
 cmake -S . -B build/asan -G Ninja \
   -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_C_COMPILER=clang-19 \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQD_SANITIZE=ON -DQD_WERROR=ON >/dev/null
-cmake --build build/asan -j "${QD_JOBS:-2}" --target qd_unit_tests qdbuild
+cmake --build build/asan -j "${QD_JOBS:-2}" --target qd_unit_tests qdbuild qd_store_tool
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -28,6 +28,12 @@ fi
 
 echo "== sanitize: malformed inputs (quick: no 100 MB files, no ulimit -v under ASan)"
 python3 tests/malformed/run_malformed.py --quick --no-memory-limit --qdbuild build/asan/bin/qdbuild || status=1
+
+echo "== sanitize: store tests (crash, concurrency, corruption, disk full, commands; quick)"
+for t in crash concurrency corruption disk_full commands; do
+  python3 tests/store/test_$t.py --quick --qdbuild build/asan/bin/qdbuild \
+    --tool build/asan/bin/qd_store_tool || status=1
+done
 
 if ((status)); then
   echo "sanitize: FAILED"

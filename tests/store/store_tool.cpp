@@ -10,6 +10,7 @@
 //   qd_store_tool get STORE ADDRESS      reads one object (checked); prints its size
 //   qd_store_tool build-stats STORE HITS MISSES COMPILE_MS SAVED_MS   appends a build record
 //   qd_store_tool hostile STORE          publishes entries with hostile kernel ids
+//   qd_store_tool pack STORE OUT         writes a pack of the whole store (fuzz seeds)
 // Exit: 0 ok; 1 a check failed or a store error (printed as "qd_store_tool: error: ...").
 #include <algorithm>
 #include <cmath>
@@ -22,6 +23,7 @@
 
 #include "store/build_stats.hpp"
 #include "store/local_store.hpp"
+#include "store/pack.hpp"
 
 using namespace qd::store;
 
@@ -240,6 +242,10 @@ int main(int argc, char** argv) {
     Result<Unit> r =
         append_build_stats(store.stats_log_path(), {static_cast<int64_t>(std::time(nullptr)),
                                                     num(0), num(1), num(2), num(3)});
+    return r ? 0 : fail_with(r.error());
+  }
+  if (cmd == "pack" && positional.size() == 1) {
+    Result<PackSummary> r = write_pack(store, positional[0], {});
     return r ? 0 : fail_with(r.error());
   }
   if (cmd == "hostile") {
