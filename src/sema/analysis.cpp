@@ -87,6 +87,9 @@ private:
 
   void decorators(const DefInfo& d) {
     for (const syntax::ast::Expr* e : *d.decorators) {
+      if (d.pure_decorator != nullptr) {
+        e = d.pure_decorator;
+      }
       SourceSpan at{e->pos.lineno, e->pos.col_offset, e->pos.end_lineno, e->pos.end_col_offset};
       if (d.pure_misplaced) {
         diag(Severity::Warning, "QD114", at,

@@ -231,9 +231,14 @@ private:
     std::vector<std::string_view> attrs;
     if (chain_of(c->func, root, attrs)) {
       is_static = resolve_call(c, root, attrs);
+    } else if (const auto* a = c->func->as<ast::Attribute>()) {
+      // A method of a computed value: `(a - b).norm()`, `x[i].dot(n)`, `f(x).sum()`.
+      visit(a->value);
+      method_by_name(a->attr, c->func);
     } else {
-      ast::Walker::visit(c->func);
-      m_out.unresolved.push_back({"<expression>", "the callee is not a name or attribute chain",
+      visit(c->func);
+      m_out.unresolved.push_back({"<expression>",
+                                  "the callee is computed (not a name, attribute or method)",
                                   span_of(c->func->pos), false, {}});
     }
     if (is_static) {

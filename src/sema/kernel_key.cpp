@@ -123,6 +123,22 @@ std::string ndarray_member(const Program& p, int32_t module, const ast::Call* ca
 void dataclass_layout(const Program& p, ClassId cls, const ConfigValue* values,
                       const std::string& where, CompoundLayout& out, int depth);
 
+bool is_init_param(const Program& p, ClassId cls, std::string_view name) {
+  auto it = p.classes[cls].methods.find("__init__");
+  if (it == p.classes[cls].methods.end()) {
+    return false;
+  }
+  const ast::Arguments* args = p.defs[it->second].args;
+  for (const auto* seq : {&args->posonlyargs, &args->args, &args->kwonlyargs}) {
+    for (const ast::Arg* a : *seq) {
+      if (a->arg == name) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 void data_oriented_layout(const Program& p, ClassId cls, const ConfigValue* values,
                           const std::string& where, CompoundLayout& out, int depth) {
   bool baked = template_primitives(p, cls);
@@ -143,8 +159,20 @@ void data_oriented_layout(const Program& p, ClassId cls, const ConfigValue* valu
       out.text += "?";
       continue;
     }
-    Entity e = resolve_expr(p, module, m->value);
     const ConfigValue* given = table_item(values, m->name);
+    if (const auto* n = m->value->as<ast::Name>(); n != nullptr && is_init_param(p, owner, n->id)) {
+      // Set from an __init__ argument: its value comes from an instance.
+      if (given != nullptr && !given->is_table) {
+        out.text += type_name(given->scalar) + (baked ? " = " + repr(given->scalar) : "");
+      } else {
+        out.text += "<from __init__ argument '" + std::string(n->id) + "'>";
+        if (baked) {
+          out.unbound.push_back(member_where);
+        }
+      }
+      continue;
+    }
+    Entity e = resolve_expr(p, module, m->value);
     switch (e.kind) {
       case EK::ndarray: {
         Entity callee = resolve_expr(p, module, m->value->as<ast::Call>()->func);
@@ -169,12 +197,6 @@ void data_oriented_layout(const Program& p, ClassId cls, const ConfigValue* valu
           out.text += type_name(given->scalar) + (baked ? " = " + repr(given->scalar) : "");
         } else if (e.value.known()) {
           out.text += type_name(e.value) + (baked ? " = " + repr(e.value) : "");
-        } else if (m->value->as<ast::Name>() != nullptr) {
-          // Set from an __init__ argument: its value comes from an instance.
-          out.text += "<from __init__ argument '" + std::string(m->value->as<ast::Name>()->id) + "'>";
-          if (baked) {
-            out.unbound.push_back(member_where);
-          }
         } else {
           out.text += "<" + expr_source(p.modules[module], m->value) + ">";
         }
@@ -269,6 +291,8 @@ std::string instance_text(const Signature& sig, const Instance* inst, std::vecto
           unbound.push_back(prm.name);
         }
       }
+    } else if (v != nullptr && (t.kind == PK::data_oriented || t.kind == PK::dataclass)) {
+      out += t.text + " " + v->text();
     } else {
       out += t.text;
     }

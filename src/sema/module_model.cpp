@@ -525,6 +525,7 @@ private:
         if (names(e, "kernel", false)) {
           kernel_at = static_cast<int>(k);
         } else if (names(e, "pure", false) && d.role == DefRole::kernel) {
+          d.pure_decorator = e;
           if (kernel_at >= 0) {
             d.pure_misplaced = true;  // applied to the undecorated function, not the kernel
           } else if (!d.fastcache) {

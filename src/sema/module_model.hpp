@@ -47,6 +47,7 @@ struct DefInfo {
   bool fastcache = false;
   std::string marked_by;         // "fastcache=True", "pure=True", "@qd.pure"
   bool pure_misplaced = false;   // @qd.pure written below @qd.kernel (it then has no effect)
+  const syntax::ast::Expr* pure_decorator = nullptr;  // the @qd.pure decorator, if any
   int32_t first_line = 0;        // line of the first decorator (or of `def`)
   int32_t line = 0;              // line of `def`
   int32_t col = 0;

@@ -1,0 +1,2 @@
+BASE = 2.0
+SCALE = BASE * 3

@@ -1,0 +1,2 @@
+BASE = 2.5
+SCALE = BASE * 3
