@@ -55,3 +55,14 @@ else
   echo "setup: note: no Python 3.12 found (set QD_PYTHON312=/path/to/python3.12);" \
     "tests comparing with CPython will be skipped"
 fi
+
+# The real Quadrants on CPU, for the purity oracle (tests/sema/oracle.py, ctest -L oracle), in
+# build/venv. Optional: without PyPI access the oracle test reports itself as skipped.
+venv="$(dirname "${BASH_SOURCE[0]}")/../build/venv"
+if [[ -x "$venv/bin/python" ]] && "$venv/bin/python" -c "import quadrants, numpy" 2>/dev/null; then
+  echo "setup: Quadrants oracle venv present: build/venv"
+elif (python3 -m venv "$venv" && "$venv/bin/pip" install -q quadrants numpy) >/dev/null 2>&1; then
+  echo "setup: installed Quadrants and numpy into build/venv (purity oracle)"
+else
+  echo "setup: note: could not install quadrants into build/venv; the oracle test will be skipped"
+fi

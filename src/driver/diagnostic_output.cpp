@@ -60,7 +60,6 @@ const std::map<std::string, std::string>& rule_texts() {
       {"QD110", "ndarray captured from module scope"},
       {"QD112", "qdbuild configuration problem"},
       {"QD113", "deprecated pure marker"},
-      {"QD114", "@qd.pure below @qd.kernel"},
       {"QD115", "kernel not marked fastcache=True"},
   };
   return rules;

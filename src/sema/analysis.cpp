@@ -91,12 +91,6 @@ private:
         e = d.pure_decorator;
       }
       SourceSpan at{e->pos.lineno, e->pos.col_offset, e->pos.end_lineno, e->pos.end_col_offset};
-      if (d.pure_misplaced) {
-        diag(Severity::Warning, "QD114", at,
-             "@qd.pure below @qd.kernel has no effect: kernel '" + m_p.def_id(m_out.def) +
-                 "' is not marked for fastcache (use @qd.kernel(fastcache=True))");
-        return;
-      }
       if (d.marked_by == "pure=True" || d.marked_by == "@qd.pure") {
         diag(Severity::Warning, "QD113", at,
              d.marked_by + " is deprecated: use @qd.kernel(fastcache=True) (kernel '" +

@@ -17,7 +17,6 @@
 //   QD110 error    a qd.ndarray captured from module scope (any kernel)
 //   QD112 error    a problem in the qdbuild configuration (pyproject.toml / qdbuild.toml)
 //   QD113 warning  deprecated pure=True / @qd.pure
-//   QD114 warning  @qd.pure below @qd.kernel (it has no effect there)
 //   QD115 note     --print-non-pure: a kernel not marked fastcache=True
 #pragma once
 

@@ -525,10 +525,10 @@ private:
         if (names(e, "kernel", false)) {
           kernel_at = static_cast<int>(k);
         } else if (names(e, "pure", false) && d.role == DefRole::kernel) {
+          // Above or below @qd.kernel: Quadrants 1.3.3 honours both (checked with the oracle).
           d.pure_decorator = e;
-          if (kernel_at >= 0) {
-            d.pure_misplaced = true;  // applied to the undecorated function, not the kernel
-          } else if (!d.fastcache) {
+          d.pure_misplaced = kernel_at >= 0;
+          if (!d.fastcache) {
             d.fastcache = true;
             d.marked_by = "@qd.pure";
           }

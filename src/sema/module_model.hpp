@@ -46,7 +46,7 @@ struct DefInfo {
   // Kernels: marked fastcache=True / pure=True / @qd.pure (see `marked_by`).
   bool fastcache = false;
   std::string marked_by;         // "fastcache=True", "pure=True", "@qd.pure"
-  bool pure_misplaced = false;   // @qd.pure written below @qd.kernel (it then has no effect)
+  bool pure_misplaced = false;   // @qd.pure written below @qd.kernel (still honoured)
   const syntax::ast::Expr* pure_decorator = nullptr;  // the @qd.pure decorator, if any
   int32_t first_line = 0;        // line of the first decorator (or of `def`)
   int32_t line = 0;              // line of `def`
