@@ -160,7 +160,8 @@ TEST_CASE("gc: unreferenced objects go (after the grace period), LRU eviction to
   CHECK(store.list_objects()->size() == 20);
 
   uint64_t total = 0;
-  for (const ObjectInfo& o : *store.list_objects()) {
+  Result<std::vector<ObjectInfo>> listed1 = store.list_objects();
+  for (const ObjectInfo& o : *listed1) {
     total += o.file_size;
   }
   now.max_size = total / 2;
@@ -173,7 +174,8 @@ TEST_CASE("gc: unreferenced objects go (after the grace period), LRU eviction to
   CHECK_FALSE(view->find("k0", "", "cpu").has_value());
   CHECK(view->find("k9", "", "cpu").has_value());
   uint64_t after = 0;
-  for (const ObjectInfo& o : *store.list_objects()) {
+  Result<std::vector<ObjectInfo>> listed2 = store.list_objects();
+  for (const ObjectInfo& o : *listed2) {
     after += o.file_size;
   }
   CHECK(after <= total / 2);
