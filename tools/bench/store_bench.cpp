@@ -321,7 +321,8 @@ int main(int argc, char** argv) {
               store_r / (zd + store_file_r));
 
   std::printf("\nzstd levels on the seed bytes (64 KB objects, one-shot with a reused context)\n");
-  std::printf("| input | level | ratio | compress MB/s | decompress MB/s |\n|---|---|---|---|---|\n");
+  std::printf(
+      "| input | level | ratio | compress MB/s | decompress MB/s |\n|---|---|---|---|---|\n");
   level_table("x86-64 .o", corpus.object_code.substr(0, 4 << 20));
   level_table("PTX", corpus.ptx.substr(0, 4 << 20));
   fs::remove_all(work);
