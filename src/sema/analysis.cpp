@@ -1,6 +1,9 @@
 #include "sema/analysis.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 
@@ -268,9 +271,7 @@ private:
     for (const ReachedDef& r : m_out.reached) {
       const std::string& h = m_hashes[r.def];
       in.sources.emplace_back(m_p.def_id(r.def),
-                              h.empty() ? sha256_hex(normalized_tokens(m_p.module_of(r.def),
-                                                                       m_p.defs[r.def]))
-                                        : h);
+                              h.empty() ? source_hash(m_p.module_of(r.def), m_p.defs[r.def]) : h);
     }
     std::sort(in.sources.begin(), in.sources.end());
     const std::vector<Instance>* insts = instances();
@@ -349,11 +350,32 @@ void check_instances(Analysis& a) {
 
 }  // namespace
 
+// QD_SEMA_TIMES=1 prints the milliseconds of each phase on stderr.
+class PhaseTimer {
+public:
+  PhaseTimer() : m_on(std::getenv("QD_SEMA_TIMES") != nullptr), m_last(now()) {}
+  void mark(const char* phase) {
+    if (m_on) {
+      auto t = now();
+      std::fprintf(stderr, "sema: %-16s %8.2f ms\n", phase,
+                   std::chrono::duration<double, std::milli>(t - m_last).count());
+      m_last = t;
+    }
+  }
+
+private:
+  static std::chrono::steady_clock::time_point now() { return std::chrono::steady_clock::now(); }
+  bool m_on;
+  std::chrono::steady_clock::time_point m_last;
+};
+
 Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& options) {
   Analysis a;
+  PhaseTimer timer;
   SourceTree tree = find_sources(paths);
   a.tool_errors = tree.errors;
   a.program = build_program(tree, options.jobs);
+  timer.mark("parse+collect");
   Program& p = *a.program;
   if (!paths.empty()) {
     std::error_code ec;
@@ -375,6 +397,7 @@ Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& o
     return a;
   }
   evaluate_program(p);
+  timer.mark("evaluate");
 
   std::vector<ConfigError> config_errors;
   std::string dir = !options.config_dir.empty() ? options.config_dir
@@ -407,10 +430,11 @@ Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& o
       [&](size_t d) {
         refs[d] = analyze_body(p, static_cast<DefId>(d));
         if (options.keys && p.defs[d].role != DefRole::plain) {
-          hashes[d] = sha256_hex(normalized_tokens(p.module_of(static_cast<DefId>(d)), p.defs[d]));
+          hashes[d] = source_hash(p.module_of(static_cast<DefId>(d)), p.defs[d]);
         }
       },
       options.jobs);
+  timer.mark("bodies+tokens");
 
   std::vector<DefId> kernels;
   for (const ModuleInfo& m : p.modules) {
@@ -427,6 +451,7 @@ Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& o
         KernelAnalyzer(p, refs, hashes, a.config, a.device_caps, options, a.kernels[i]).run(kernels[i]);
       },
       options.jobs);
+  timer.mark("kernels");
   for (const KernelReport& k : a.kernels) {
     a.diagnostics.insert(a.diagnostics.end(), k.diagnostics.begin(), k.diagnostics.end());
   }
@@ -451,6 +476,7 @@ Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& o
                      }
                      return x.d.message < y.d.message;
                    });
+  timer.mark("sort");
   return a;
 }
 

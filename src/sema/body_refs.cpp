@@ -1,7 +1,7 @@
 #include "sema/body_refs.hpp"
 
-#include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "syntax/ast_walk.hpp"
 
@@ -18,63 +18,64 @@ SourceSpan span_of(const ast::Pos& p) { return {p.lineno, p.col_offset, p.end_li
 class LocalCollector : public ast::Walker {
 public:
   using ast::Walker::visit;
-  std::set<std::string, std::less<>> locals;
-  std::set<std::string, std::less<>> globals;
-  std::unordered_map<std::string, std::vector<const ast::Expr*>> assigned;  // name -> values
+  // Identifiers are views into the parse result, which outlives the analysis.
+  std::unordered_set<std::string_view> locals;
+  std::unordered_set<std::string_view> globals;
+  std::unordered_map<std::string_view, std::vector<const ast::Expr*>> assigned;  // name -> values
 
   void visit(const ast::Expr* e) override {
     if (const auto* n = e->as<ast::Name>()) {
       if (n->ctx != ast::ExprContext::Load) {
-        locals.insert(std::string(n->id));
+        locals.insert(n->id);
       }
     } else if (const auto* w = e->as<ast::NamedExpr>()) {
       if (const auto* n = w->target->as<ast::Name>()) {
-        assigned[std::string(n->id)].push_back(w->value);
+        assigned[n->id].push_back(w->value);
       }
     }
     children(e);
   }
   void visit(const ast::Stmt* s) override {
     if (const auto* f = s->as<ast::FunctionDef>()) {
-      locals.insert(std::string(f->name));
+      locals.insert(f->name);
     } else if (const auto* f = s->as<ast::AsyncFunctionDef>()) {
-      locals.insert(std::string(f->name));
+      locals.insert(f->name);
     } else if (const auto* c = s->as<ast::ClassDef>()) {
-      locals.insert(std::string(c->name));
+      locals.insert(c->name);
     } else if (const auto* g = s->as<ast::Global>()) {
       for (ast::Identifier n : g->names) {
-        globals.insert(std::string(n));
+        globals.insert(n);
       }
     } else if (const auto* a = s->as<ast::Assign>()) {
       for (const ast::Expr* t : a->targets) {
         if (const auto* n = t->as<ast::Name>()) {
-          assigned[std::string(n->id)].push_back(a->value);
+          assigned[n->id].push_back(a->value);
         }
       }
     } else if (const auto* a = s->as<ast::AnnAssign>()) {
       if (const auto* n = a->target->as<ast::Name>(); n != nullptr && a->value != nullptr) {
-        assigned[std::string(n->id)].push_back(a->value);
+        assigned[n->id].push_back(a->value);
       }
     } else if (const auto* f = s->as<ast::For>()) {
       if (const auto* n = f->target->as<ast::Name>()) {
-        assigned[std::string(n->id)].push_back(f->iter);
+        assigned[n->id].push_back(f->iter);
       }
     }
     children(s);
   }
   void visit(const ast::Arg* a) override {
-    locals.insert(std::string(a->arg));
+    locals.insert(a->arg);
     children(a);
   }
   void visit(const ast::ExceptHandler* h) override {
     if (!ast::is_absent(h->name)) {
-      locals.insert(std::string(h->name));
+      locals.insert(h->name);
     }
     children(h);
   }
   void visit(const ast::Alias* a) override {
     std::string_view n = ast::is_absent(a->asname) ? a->name.substr(0, a->name.find('.')) : a->asname;
-    locals.insert(std::string(n));
+    locals.insert(n);
   }
 };
 
@@ -118,7 +119,7 @@ public:
       params.push_back(a);
     }
     for (size_t k = 0; k < params.size(); ++k) {
-      std::string name(params[k]->arg);
+      std::string_view name = params[k]->arg;
       m_params.insert(name);
       ClassId cls = k_none;
       if (k == 0 && m_def.owner != k_none) {
@@ -204,7 +205,7 @@ private:
 
   bool is_module_import(std::string_view name) const {
     const ModuleInfo& m = m_p.modules[m_module];
-    auto it = m.bindings.find(std::string(name));
+    auto it = m.bindings.find(name);
     return it != m.bindings.end() && it->second.back().kind == Binding::Kind::module_import;
   }
 
@@ -311,7 +312,7 @@ private:
   // Calls whose callee starts at a local name: self.m(), p.m(), W(), fn(), v.norm().
   void local_call(const ast::Call* c, const ast::Name* root, const std::vector<std::string_view>& attrs,
                   const std::string& text) {
-    auto pc = m_param_class.find(std::string(root->id));
+    auto pc = m_param_class.find(root->id);
     if (pc != m_param_class.end() && !attrs.empty()) {
       ClassId cls = pc->second;
       // Walk members: self.a.b.m() -> class of a -> class of b -> method m.
@@ -356,7 +357,7 @@ private:
       }
       return;  // a func parameter: the defs passed at call sites are reachable themselves
     }
-    auto it = m_locals.assigned.find(std::string(root->id));
+    auto it = m_locals.assigned.find(root->id);
     bool resolved = false;
     if (it != m_locals.assigned.end()) {
       for (const ast::Expr* v : it->second) {
@@ -413,7 +414,7 @@ private:
       return false;
     }
     if (is_local(root->id)) {
-      auto it = m_locals.assigned.find(std::string(root->id));
+      auto it = m_locals.assigned.find(root->id);
       if (attrs.empty() && it != m_locals.assigned.end()) {
         bool any = false;
         for (const ast::Expr* w : it->second) {
@@ -438,13 +439,10 @@ private:
 
   // x.m() on a local of unknown type: every func method named m of a struct / data_oriented class.
   void method_by_name(std::string_view name, const ast::Expr* at) {
-    for (const ClassInfo& c : m_p.classes) {
-      if (!c.qd_struct && !c.data_oriented) {
-        continue;
-      }
-      auto it = c.methods.find(std::string(name));
-      if (it != c.methods.end() && m_p.defs[it->second].role == DefRole::func) {
-        add_callee(it->second, at);
+    auto it = m_p.struct_methods.find(name);
+    if (it != m_p.struct_methods.end()) {
+      for (DefId d : it->second) {
+        add_callee(d, at);
       }
     }
   }
@@ -455,8 +453,8 @@ private:
   const LocalCollector& m_locals;
   BodyRefs& m_out;
   int m_static = 0;
-  std::set<std::string, std::less<>> m_params;
-  std::unordered_map<std::string, ClassId> m_param_class;
+  std::unordered_set<std::string_view> m_params;
+  std::unordered_map<std::string_view, ClassId> m_param_class;
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "sema/kernel_key.hpp"
 
+#include <cstdio>
+
 #include "syntax/lexer.hpp"
 
 namespace qd::sema {
@@ -9,41 +11,64 @@ using EK = Entity::Kind;
 using PK = ParamType::Kind;
 using syntax::TokenKind;
 
-std::string normalized_tokens(const ModuleInfo& m, const DefInfo& d) {
+namespace {
+
+// Feeds the normalized token stream of a def to `sink` piece by piece; false if the def's text
+// cannot be tokenized (then the caller uses the raw text).
+template <class Sink> bool token_stream(const ModuleInfo& m, const DefInfo& d, Sink&& sink) {
   const syntax::SourceFile& src = m.parsed->source;
   const std::string& text = src.text();
   std::string_view first = src.line_text(d.first_line);
   std::string_view last = src.line_text(d.end_line);
   if (first.data() == nullptr || last.data() == nullptr) {
-    return {};
+    return true;
   }
   size_t begin = static_cast<size_t>(first.data() - text.data());
   size_t end = static_cast<size_t>(last.data() - text.data()) + last.size();
   std::string_view slice(text.data() + begin, end - begin);
   syntax::TokenStream ts = syntax::tokenize(slice);
-  std::string out;
-  out.reserve(slice.size());
+  for (const syntax::Token& t : ts.tokens) {
+    if (t.kind == TokenKind::Error) {
+      // Cannot happen for a def of a file that parsed; fall back to the raw text.
+      sink(std::string_view("RAW\n"));
+      sink(slice);
+      return false;
+    }
+  }
+  char number[16];
   for (const syntax::Token& t : ts.tokens) {
     switch (t.kind) {
       case TokenKind::EndMarker: break;
-      case TokenKind::Newline: out += "NEWLINE\n"; break;
-      case TokenKind::Indent: out += "INDENT\n"; break;
-      case TokenKind::Dedent: out += "DEDENT\n"; break;
-      case TokenKind::Error:
-        // Cannot happen for a def of a file that parsed; fall back to the raw text.
-        return std::string("RAW\n") + std::string(slice);
+      case TokenKind::Newline: sink(std::string_view("NEWLINE\n")); break;
+      case TokenKind::Indent: sink(std::string_view("INDENT\n")); break;
+      case TokenKind::Dedent: sink(std::string_view("DEDENT\n")); break;
       default: {
         std::string_view tok = slice.substr(t.begin, t.end - t.begin);
-        out += syntax::token_kind_name(t.kind);
-        out += ' ';
-        out += std::to_string(tok.size());
-        out += ':';
-        out += tok;
-        out += '\n';
+        sink(std::string_view(syntax::token_kind_name(t.kind)));
+        int n = std::snprintf(number, sizeof number, " %zu:", tok.size());
+        sink(std::string_view(number, static_cast<size_t>(n)));
+        sink(tok);
+        sink(std::string_view("\n"));
       }
     }
   }
+  return true;
+}
+
+}  // namespace
+
+std::string normalized_tokens(const ModuleInfo& m, const DefInfo& d) {
+  std::string out;
+  token_stream(m, d, [&](std::string_view piece) { out += piece; });
   return out;
+}
+
+std::string source_hash(const ModuleInfo& m, const DefInfo& d) {
+  // One buffer per thread, hashed in one update: many small EVP updates cost more.
+  thread_local std::string buffer;
+  buffer.clear();
+  token_stream(m, d, [&](std::string_view piece) { buffer += piece; });
+  return sha256_hex(buffer);
 }
 
 namespace {

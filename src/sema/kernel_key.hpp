@@ -36,6 +36,8 @@ inline constexpr int k_key_abi = 1;
 
 // The normalized token stream of a def (see above), one token per line.
 std::string normalized_tokens(const ModuleInfo& m, const DefInfo& d);
+// SHA-256 (hex) of normalized_tokens(m, d), computed without building the text.
+std::string source_hash(const ModuleInfo& m, const DefInfo& d);
 
 struct CompoundLayout {
   std::string text;                     // "data_oriented mod.Solver(template_primitives=True){...}"

@@ -15,6 +15,20 @@ namespace qd::sema {
 // Lowercase hex SHA-256 of `data`.
 std::string sha256_hex(std::string_view data);
 
+// Incremental SHA-256 (one reusable OpenSSL context; not thread-safe, use one per thread).
+class Sha256 {
+public:
+  Sha256();
+  ~Sha256();
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+  void update(std::string_view data);
+  std::string hex_digest();  // finishes, returns lowercase hex, and resets for reuse
+
+private:
+  void* m_ctx;
+};
+
 class KeyHasher {
 public:
   struct Component {

@@ -19,7 +19,7 @@ std::string Program::def_id(DefId d) const {
   return modules[defs[d].module].name + ":" + defs[d].qualname;
 }
 
-int32_t Program::find_module(const std::string& dotted) const {
+int32_t Program::find_module(std::string_view dotted) const {
   auto it = module_index.find(dotted);
   if (it != module_index.end()) {
     return it->second;
@@ -470,7 +470,7 @@ private:
              m.starts_with("gstaichi.") || m == "taichi" || m.starts_with("taichi.");
     };
     auto last = [&](std::string_view name) -> const Binding* {
-      auto it = m_module.bindings.find(std::string(name));
+      auto it = m_module.bindings.find(name);
       return it == m_module.bindings.end() ? nullptr : &it->second.back();
     };
     if (const auto* a = e->as<ast::Attribute>()) {

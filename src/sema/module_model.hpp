@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -24,6 +25,14 @@
 #include "syntax/parser.hpp"
 
 namespace qd::sema {
+
+struct Entity;  // resolve.hpp
+
+// Hash for unordered maps keyed by std::string that are looked up by string_view.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
 
 using DefId = int32_t;
 using ClassId = int32_t;
@@ -86,7 +95,7 @@ struct ClassInfo {
   std::vector<std::pair<std::string, const syntax::ast::Expr*>> attributes;
   std::vector<FieldInfo> fields;    // annotated class-level names (dataclass fields)
   std::vector<MemberInfo> members;  // __init__ assignments to self.<name>
-  std::map<std::string, DefId> methods;
+  std::map<std::string, DefId, std::less<>> methods;
   int32_t line = 0;
   // Filled by evaluate_program(): the bases that are classes of the tree, whether the class is an
   // enum (directly or through a base), and data_oriented inherited from a base.
@@ -112,6 +121,7 @@ struct Binding {
   // Filled by evaluate_program() (resolve.hpp): 0 not evaluated, 1 in progress, 2 done.
   mutable uint8_t eval_state = 0;
   mutable Value value;
+  mutable std::shared_ptr<const Entity> entity;  // what the binding denotes, once evaluated
 };
 
 struct ModuleInfo {
@@ -120,7 +130,7 @@ struct ModuleInfo {
   bool is_package = false;
   std::unique_ptr<syntax::ParseResult> parsed;
   // name -> its bindings in source order (the last is the module's final binding).
-  std::unordered_map<std::string, std::vector<Binding>> bindings;
+  std::unordered_map<std::string, std::vector<Binding>, StringHash, std::equal_to<>> bindings;
   std::vector<std::string> star_imports;  // absolute modules imported with `*`
   std::vector<DefId> defs;
   std::vector<ClassId> classes;
@@ -131,12 +141,15 @@ struct Program {
   std::vector<ModuleInfo> modules;
   std::vector<DefInfo> defs;
   std::vector<ClassInfo> classes;
-  std::unordered_map<std::string, int32_t> module_index;  // dotted name -> index
+  std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>> module_index;
+  // Method name -> the @qd.func methods of @qd.dataclass / data_oriented classes with that name
+  // (filled by evaluate_program; body_refs uses it for `x.m()` on values of unknown type).
+  std::unordered_map<std::string, std::vector<DefId>, StringHash, std::equal_to<>> struct_methods;
   std::string root_name;  // basename of the first source root (a package prefix imports may use)
 
   std::string def_id(DefId d) const;  // "module:qualname"
   const ModuleInfo& module_of(DefId d) const { return modules[defs[d].module]; }
-  int32_t find_module(const std::string& dotted) const;  // k_none if not in the tree
+  int32_t find_module(std::string_view dotted) const;  // k_none if not in the tree
 };
 
 // Parses every file (in parallel) and builds the program's module model.

@@ -99,6 +99,9 @@ Value eval(const Program& p, int32_t module, const ast::Expr* e, int32_t before,
 // The entity a module-level binding denotes.
 Entity from_binding(const Program& p, int32_t module, const std::string& name, const Binding& b,
                     int depth) {
+  if (b.entity) {
+    return *b.entity;  // evaluated by evaluate_program
+  }
   Entity e;
   switch (b.kind) {
     case Binding::Kind::module_import: e = path_entity(p, b.target); break;
@@ -188,7 +191,7 @@ Entity lookup(const Program& p, int32_t module, std::string_view name, int32_t b
     return make(EK::unknown);
   }
   const ModuleInfo& m = p.modules[module];
-  auto it = m.bindings.find(std::string(name));
+  auto it = m.bindings.find(name);
   if (it != m.bindings.end()) {
     const Binding* last = nullptr;
     for (const Binding& b : it->second) {
@@ -243,7 +246,7 @@ Entity class_attribute(const Program& p, ClassId cls, std::string_view attr, int
     }
     return e;
   }
-  auto m = c.methods.find(std::string(attr));
+  auto m = c.methods.find(attr);
   if (m != c.methods.end()) {
     Entity e = make(EK::def);
     e.def = m->second;
@@ -275,7 +278,14 @@ Entity member(const Program& p, const Entity& base, std::string_view attr, int d
       return e;
     }
     case EK::external:
-    case EK::quadrants: return path_entity(p, base.path + "." + std::string(attr));
+    case EK::quadrants: {
+      Entity e = make(base.kind);
+      e.path.reserve(base.path.size() + 1 + attr.size());
+      e.path = base.path;
+      e.path += '.';
+      e.path += attr;
+      return e;
+    }
     case EK::class_: {
       Entity e = class_attribute(p, base.cls, attr, depth);
       return e.kind == EK::undefined ? make(EK::unknown) : e;
@@ -611,11 +621,38 @@ void evaluate_program(Program& p) {
       }
     }
   }
+  // Cache what every binding denotes (all values are evaluated now, so this reads only).
+  std::vector<std::shared_ptr<const Entity>> cached;
+  for (int32_t m = 0; m < static_cast<int32_t>(p.modules.size()); ++m) {
+    for (const auto& [name, list] : p.modules[m].bindings) {
+      for (const Binding& b : list) {
+        cached.push_back(std::make_shared<const Entity>(from_binding(p, m, name, b, 0)));
+      }
+    }
+  }
+  size_t k = 0;
+  for (int32_t m = 0; m < static_cast<int32_t>(p.modules.size()); ++m) {
+    for (const auto& [name, list] : p.modules[m].bindings) {
+      for (const Binding& b : list) {
+        b.entity = cached[k++];
+      }
+    }
+  }
+  for (const ClassInfo& c : p.classes) {
+    if (!c.qd_struct && !c.data_oriented) {
+      continue;
+    }
+    for (const auto& [name, d] : c.methods) {
+      if (p.defs[d].role == DefRole::func) {
+        p.struct_methods[name].push_back(d);
+      }
+    }
+  }
 }
 
 DefId find_method(const Program& p, ClassId cls, std::string_view name) {
   const ClassInfo& c = p.classes[cls];
-  auto it = c.methods.find(std::string(name));
+  auto it = c.methods.find(name);
   if (it != c.methods.end()) {
     return it->second;
   }

@@ -266,7 +266,7 @@ private:
     } else {
       return nullptr;
     }
-    auto it = m_p.modules[module].bindings.find(std::string(name));
+    auto it = m_p.modules[module].bindings.find(name);
     if (it == m_p.modules[module].bindings.end()) {
       return nullptr;
     }
