@@ -5,6 +5,7 @@ Generates N kernel files (default 500; Genesis-style: constants, an options modu
 every file, funcs calling funcs, qd.static loops, a data_oriented solver, a dataclass parameter,
 fastcache kernels), then in one run, over the same files:
   - `qdbuild check DIR`                 wall clock, all cores and -j 1 (best of R)
+  - `qdbuild check --keys DIR`          the same, computing every kernel key too
   - `qdbuild check --parse-only DIR`    the same process reading and parsing only (best of R)
   - CPython 3.12: read + ast.parse of every file in one process (best of R)
 and prints the ratios. Targets (issue 3): check <= 3x parse-only (analysis at most 2x the parse),
@@ -187,6 +188,7 @@ def main():
         print(f"{len(files)} files, {lines} lines, {mb:.2f} MB; {summary}")
 
         t_check = best_of(args.repeat, lambda: run_qdbuild(qdbuild, ["check", tree]))
+        t_keys = best_of(args.repeat, lambda: run_qdbuild(qdbuild, ["check", "--keys", tree]))
         t_parse = best_of(args.repeat, lambda: run_qdbuild(qdbuild, ["check", "--parse-only", tree]))
         t_check1 = best_of(args.repeat, lambda: run_qdbuild(qdbuild, ["check", "-j", "1", tree]))
         t_parse1 = best_of(args.repeat,
@@ -203,6 +205,7 @@ def main():
             print(f"  {name:44} {t * 1000:8.1f} ms  {lines / t / 1e6:6.2f} Mlines/s")
         print(f"best of {args.repeat} (qdbuild times are whole processes, CPython in-process):")
         row("qdbuild check (all cores)", t_check)
+        row("qdbuild check --keys (all cores)", t_keys)
         row("qdbuild check --parse-only (all cores)", t_parse)
         row("qdbuild check -j 1", t_check1)
         row("qdbuild check -j 1 --parse-only", t_parse1)
@@ -210,8 +213,10 @@ def main():
         print("ratios:")
         print(f"  check / parse-only, all cores   {t_check / t_parse:5.2f}x   (target <= 3x)")
         print(f"  check / parse-only, -j 1        {t_check1 / t_parse1:5.2f}x   (target <= 3x)")
+        print(f"  check --keys / parse-only       {t_keys / t_parse:5.2f}x")
         print(f"  ast.parse / check, all cores    {t_cpython / t_check:5.2f}x   (target >= 5x)")
         print(f"  ast.parse / check, -j 1         {t_cpython / t_check1:5.2f}x")
+        print(f"  ast.parse / check --keys        {t_cpython / t_keys:5.2f}x")
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -4,7 +4,8 @@
 // purity of fastcache kernels, kernel keys. Prints the diagnostics on stdout in the chosen format
 // (text: `path:line:col: severity: message [QDnnn]` plus a code frame, then a summary line).
 // Exit status 1 when there is any error (or a path cannot be read), 0 otherwise; warnings and
-// notes do not fail the check. `--parse-only` (for the benchmark) stops after parsing.
+// notes do not fail the check. `--keys` computes the kernel keys too (explain shows them);
+// `--parse-only` (for the benchmark) stops after parsing.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@ ExitStatus cmd_check(int argc, char** argv) {
   std::string target;
   bool print_non_pure = false;
   bool parse_only = false;
+  bool keys = false;
   unsigned jobs = 0;
   app.add_option("PATH", paths, "files or directories to check")->required();
   app.add_option("--format", format_name, "text, json, sarif or github (default text)");
@@ -33,6 +35,9 @@ ExitStatus cmd_check(int argc, char** argv) {
                "list the kernels not marked fastcache=True (notes, QD115)");
   app.add_option("--target", target, "cpu, cuda or cuda:sm_XX (for the keys; default cpu)");
   app.add_option("-j,--jobs", jobs, "parallel jobs (default: number of CPUs)");
+  app.add_flag("--keys", keys,
+               "also compute every kernel's key (as build and explain do; slower: re-lexes the "
+               "reached defs)");
   app.add_flag("--parse-only", parse_only, "only read and parse the files (benchmark baseline)")
       ->group("");
   try {
@@ -53,7 +58,9 @@ ExitStatus cmd_check(int argc, char** argv) {
   options.target = target;
   options.print_non_pure = print_non_pure;
   options.parse_only = parse_only;
-  sema::Analysis a = sema::analyze(paths, options);
+  options.keys = keys;
+  // Never destroyed: freeing every AST and report at exit costs time and changes nothing.
+  sema::Analysis& a = *new sema::Analysis(sema::analyze(paths, options));
 
   ExitStatus status = ExitStatus::ok;
   for (const std::string& e : a.tool_errors) {

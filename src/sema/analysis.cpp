@@ -52,6 +52,8 @@ public:
                           m_out.constants.end());
     if (m_options.keys) {
       keys();
+    } else {
+      field_members();
     }
     if (!m_out.marked) {
       m_out.verdict = "not marked fastcache=True: purity is not checked and fastcache is not used";
@@ -280,10 +282,25 @@ private:
       in.instance = insts == nullptr ? nullptr : &(*insts)[k];
       m_out.instances.push_back(compute_key(in));
     }
-    const InstanceKey& first = m_out.instances.front();
-    if (!first.field_members.empty()) {
+    report_field_members(m_out.instances.front().field_members);
+  }
+
+  // Without keys: the compound layouts alone, for their field members.
+  void field_members() {
+    std::vector<std::string> fields;
+    for (const Param& prm : m_out.signature.params) {
+      if (prm.type.kind == PK::data_oriented || prm.type.kind == PK::dataclass) {
+        CompoundLayout layout = compound_layout(m_p, prm, nullptr);
+        fields.insert(fields.end(), layout.field_members.begin(), layout.field_members.end());
+      }
+    }
+    report_field_members(fields);
+  }
+
+  void report_field_members(const std::vector<std::string>& fields) {
+    if (!fields.empty()) {
       std::string list;
-      for (const std::string& f : first.field_members) {
+      for (const std::string& f : fields) {
         list += (list.empty() ? "" : ", ") + f;
       }
       reason("compound parameter member(s) " + list + " are fields");

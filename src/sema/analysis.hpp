@@ -56,7 +56,7 @@ struct AnalysisOptions {
   std::string target;           // "cpu", "cuda", "cuda:sm_90"; "" = the config's arch
   bool parse_only = false;      // stop after parsing (benchmark baseline)
   bool print_non_pure = false;  // QD115 notes
-  bool keys = true;
+  bool keys = true;             // kernel keys (re-lexes every reached def; explain and build)
   std::string config_dir;       // where to look for the config ("" = the first path's root)
 };
 

@@ -371,8 +371,8 @@ InstanceKey compute_key(const KeyInputs& in) {
   }
   h.add("config", in.config->codegen_text());
   h.add("device", in.device_caps);
-  k.components = h.components();
   k.key = h.key();
+  k.components = std::move(h).take_components();
   return k;
 }
 

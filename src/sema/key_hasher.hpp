@@ -39,6 +39,7 @@ public:
 
   void add(std::string tag, std::string text);
   const std::vector<Component>& components() const { return m_components; }
+  std::vector<Component> take_components() && { return std::move(m_components); }
   std::string key() const;
 
 private:

@@ -626,7 +626,11 @@ void evaluate_program(Program& p) {
   for (int32_t m = 0; m < static_cast<int32_t>(p.modules.size()); ++m) {
     for (const auto& [name, list] : p.modules[m].bindings) {
       for (const Binding& b : list) {
-        cached.push_back(std::make_shared<const Entity>(from_binding(p, m, name, b, 0)));
+        // Imports of modules, defs and classes are cheap to rebuild; values and from-imports
+        // (which chase other modules) are worth keeping.
+        bool keep = b.kind == Binding::Kind::value || b.kind == Binding::Kind::from_import;
+        cached.push_back(keep ? std::make_shared<const Entity>(from_binding(p, m, name, b, 0))
+                              : nullptr);
       }
     }
   }
