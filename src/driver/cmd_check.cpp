@@ -18,10 +18,9 @@
 namespace qd::driver {
 
 ExitStatus cmd_check(int argc, char** argv) {
-  CLI::App app(
-      "Check the kernels under files and directories: parameter types, reachable funcs,\n"
-      "purity of fastcache kernels (fastcache=True / pure=True / @qd.pure), kernel keys.",
-      "qdbuild check");
+  CLI::App app("Check the kernels under files and directories: parameter types, reachable funcs,\n"
+               "purity of fastcache kernels (fastcache=True / pure=True / @qd.pure), kernel keys.",
+               "qdbuild check");
   std::vector<std::string> paths;
   std::string format_name = "text";
   std::string target;

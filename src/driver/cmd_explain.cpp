@@ -51,11 +51,12 @@ Json to_json(const sema::Analysis& a, const sema::KernelReport& k) {
   Json funcs = Json::array();
   for (size_t i = 1; i < k.reached.size(); ++i) {
     sema::DefId d = k.reached[i].def;
-    funcs.push_back({{"id", p.def_id(d)},
-                     {"kind", p.defs[d].role == sema::DefRole::plain ? "python" : p.defs[d].decorator},
-                     {"file", p.module_of(d).path},
-                     {"line", p.defs[d].line},
-                     {"path", sema::call_path(p, k.reached, i)}});
+    funcs.push_back(
+        {{"id", p.def_id(d)},
+         {"kind", p.defs[d].role == sema::DefRole::plain ? "python" : p.defs[d].decorator},
+         {"file", p.module_of(d).path},
+         {"line", p.defs[d].line},
+         {"path", sema::call_path(p, k.reached, i)}});
   }
   j["funcs"] = std::move(funcs);
   j["constants"] = k.constants;
@@ -182,8 +183,9 @@ ExitStatus cmd_explain(int argc, char** argv) {
     std::fprintf(stderr, "\n");
     return ExitStatus::input_error;
   }
-  std::string out = json ? to_json(a, *found).dump(2, ' ', false, Json::error_handler_t::replace) + "\n"
-                         : to_text(a, *found);
+  std::string out =
+      json ? to_json(a, *found).dump(2, ' ', false, Json::error_handler_t::replace) + "\n"
+           : to_text(a, *found);
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
   for (const sema::SemaDiagnostic& d : found->diagnostics) {

@@ -176,8 +176,8 @@ std::string format_diagnostics(const sema::Analysis& a,
           out += ",endLine=" + std::to_string(d.d.end_line) +
                  ",endColumn=" + std::to_string(column(src, d.d.end_line, d.d.end_col));
         }
-        out += ",title=" + github_escape(d.d.code, true) + "::" + github_escape(d.d.message, false) +
-               "\n";
+        out += ",title=" + github_escape(d.d.code, true) +
+               "::" + github_escape(d.d.message, false) + "\n";
       }
       return out;
   }

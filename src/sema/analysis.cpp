@@ -18,8 +18,9 @@ using EK = Entity::Kind;
 using syntax::Severity;
 
 size_t Analysis::count(Severity s) const {
-  return static_cast<size_t>(std::count_if(diagnostics.begin(), diagnostics.end(),
-                                           [&](const SemaDiagnostic& d) { return d.d.severity == s; }));
+  return static_cast<size_t>(
+      std::count_if(diagnostics.begin(), diagnostics.end(),
+                    [&](const SemaDiagnostic& d) { return d.d.severity == s; }));
 }
 
 namespace {
@@ -164,8 +165,8 @@ private:
     const bool plain = d.role == DefRole::plain;
     for (const UnresolvedRef& u : refs.unresolved) {
       if (u.undefined) {
-        diag(Severity::Error, "QD105", u.span, u.reason + " (kernel '" + m_out.id + "'" + where(i) + ")",
-             d.module);
+        diag(Severity::Error, "QD105", u.span,
+             u.reason + " (kernel '" + m_out.id + "'" + where(i) + ")", d.module);
         reason("'" + u.text + "' is not defined");
         continue;
       }
@@ -205,8 +206,8 @@ private:
     }
     if (plain) {
       if (unknown_value) {
-        reason("the compile-time helper '" + m_p.def_id(m_out.reached[i].def) + "' reads '" + c.text +
-               "', whose value is not known statically");
+        reason("the compile-time helper '" + m_p.def_id(m_out.reached[i].def) + "' reads '" +
+               c.text + "', whose value is not known statically");
       }
       return;  // Python helpers run at compile time: they are keyed, not purity-checked
     }
@@ -218,8 +219,8 @@ private:
         return;
       case CaptureVerdict::error_ndarray:
         diag(Severity::Error, "QD110", c.span,
-             "kernel '" + m_out.id + "' uses the ndarray " + what + " from module scope" + where(i) +
-                 "; ndarrays must be passed as kernel parameters",
+             "kernel '" + m_out.id + "' uses the ndarray " + what + " from module scope" +
+                 where(i) + "; ndarrays must be passed as kernel parameters",
              d.module);
         reason("uses a module-level ndarray");
         return;
@@ -254,7 +255,8 @@ private:
         } else {
           diag(Severity::Warning, "QD103", c.span,
                "fastcache kernel '" + m_out.id + "' captures " + what + " inside qd.static(...)" +
-                   where(i) + "; qd.static does not exempt captures (pass it as a parameter); "
+                   where(i) +
+                   "; qd.static does not exempt captures (pass it as a parameter); "
                    "its value is part of the kernel key",
                d.module);
         }
@@ -346,7 +348,8 @@ void check_instances(Analysis& a) {
     sd.d.code = "QD112";
     sd.d.line = 1;
     if (found == k_none) {
-      sd.d.message = "instances are given for '" + id + "', which is not a kernel of the source tree";
+      sd.d.message =
+          "instances are given for '" + id + "', which is not a kernel of the source tree";
       a.diagnostics.push_back(sd);
       continue;
     }
@@ -399,7 +402,8 @@ Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& o
     if (fs::is_directory(paths[0], ec)) {
       p.root_name = fs::absolute(paths[0], ec).lexically_normal().filename().string();
       if (p.root_name.empty()) {
-        p.root_name = fs::absolute(paths[0], ec).lexically_normal().parent_path().filename().string();
+        p.root_name =
+            fs::absolute(paths[0], ec).lexically_normal().parent_path().filename().string();
       }
     }
   }
@@ -431,8 +435,8 @@ Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& o
     a.diagnostics.push_back(std::move(sd));
   }
   std::string arch;
-  std::string target = options.target.empty() ? (a.config.arch == "cuda" ? "cuda" : "cpu")
-                                              : options.target;
+  std::string target =
+      options.target.empty() ? (a.config.arch == "cuda" ? "cuda" : "cpu") : options.target;
   if (!parse_target(target, arch, a.device_caps)) {
     a.tool_errors.push_back("unknown target '" + target + "' (expected cpu, cuda or cuda:sm_XX)");
     return a;
@@ -465,7 +469,8 @@ Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& o
   support::parallel_for(
       kernels.size(),
       [&](size_t i) {
-        KernelAnalyzer(p, refs, hashes, a.config, a.device_caps, options, a.kernels[i]).run(kernels[i]);
+        KernelAnalyzer(p, refs, hashes, a.config, a.device_caps, options, a.kernels[i])
+            .run(kernels[i]);
       },
       options.jobs);
   timer.mark("kernels");
@@ -473,26 +478,26 @@ Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& o
     a.diagnostics.insert(a.diagnostics.end(), k.diagnostics.begin(), k.diagnostics.end());
   }
   std::sort(a.diagnostics.begin(), a.diagnostics.end(),
-                   [](const SemaDiagnostic& x, const SemaDiagnostic& y) {
-                     auto mx = x.module == k_none ? INT32_MAX : x.module;
-                     auto my = y.module == k_none ? INT32_MAX : y.module;
-                     if (mx != my) {
-                       return mx < my;
-                     }
-                     if (x.d.line != y.d.line) {
-                       return x.d.line < y.d.line;
-                     }
-                     if (x.d.col != y.d.col) {
-                       return x.d.col < y.d.col;
-                     }
-                     if (x.kernel != y.kernel) {
-                       return x.kernel < y.kernel;
-                     }
-                     if (x.path != y.path) {
-                       return x.path < y.path;
-                     }
-                     return x.d.message < y.d.message;
-                   });
+            [](const SemaDiagnostic& x, const SemaDiagnostic& y) {
+              auto mx = x.module == k_none ? INT32_MAX : x.module;
+              auto my = y.module == k_none ? INT32_MAX : y.module;
+              if (mx != my) {
+                return mx < my;
+              }
+              if (x.d.line != y.d.line) {
+                return x.d.line < y.d.line;
+              }
+              if (x.d.col != y.d.col) {
+                return x.d.col < y.d.col;
+              }
+              if (x.kernel != y.kernel) {
+                return x.kernel < y.kernel;
+              }
+              if (x.path != y.path) {
+                return x.path < y.path;
+              }
+              return x.d.message < y.d.message;
+            });
   timer.mark("sort");
   return a;
 }

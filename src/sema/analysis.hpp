@@ -40,10 +40,10 @@ struct KernelReport {
   DefId def = k_none;
   std::string id;
   Signature signature;
-  std::vector<ReachedDef> reached;  // [0] is the kernel
-  bool marked = false;              // fastcache=True / pure=True / @qd.pure
-  bool eligible = false;            // marked, and every rule passes
-  std::string verdict;              // one line
+  std::vector<ReachedDef> reached;      // [0] is the kernel
+  bool marked = false;                  // fastcache=True / pure=True / @qd.pure
+  bool eligible = false;                // marked, and every rule passes
+  std::string verdict;                  // one line
   std::vector<std::string> reasons;     // what keeps it from fastcache
   std::vector<std::string> exemptions;  // captures that pass, and why
   std::vector<std::string> constants;   // "path = repr" entering the key

@@ -12,7 +12,9 @@ using EK = Entity::Kind;
 
 namespace {
 
-SourceSpan span_of(const ast::Pos& p) { return {p.lineno, p.col_offset, p.end_lineno, p.end_col_offset}; }
+SourceSpan span_of(const ast::Pos& p) {
+  return {p.lineno, p.col_offset, p.end_lineno, p.end_col_offset};
+}
 
 // Pass 1: the names local to the def (parameters and every name bound in the body).
 class LocalCollector : public ast::Walker {
@@ -74,7 +76,8 @@ public:
     children(h);
   }
   void visit(const ast::Alias* a) override {
-    std::string_view n = ast::is_absent(a->asname) ? a->name.substr(0, a->name.find('.')) : a->asname;
+    std::string_view n =
+        ast::is_absent(a->asname) ? a->name.substr(0, a->name.find('.')) : a->asname;
     locals.insert(n);
   }
 };
@@ -94,7 +97,8 @@ bool chain_of(const ast::Expr* e, const ast::Name*& root, std::vector<std::strin
   return true;
 }
 
-std::string chain_text(const ast::Name* root, const std::vector<std::string_view>& attrs, size_t n) {
+std::string chain_text(const ast::Name* root, const std::vector<std::string_view>& attrs,
+                       size_t n) {
   std::string t(root->id);
   for (size_t k = 0; k < n && k < attrs.size(); ++k) {
     t += ".";
@@ -162,12 +166,16 @@ private:
   }
 
   // A value read through a non-local name / chain.
-  void capture(const ast::Expr* e, const ast::Name* root, const std::vector<std::string_view>& attrs) {
+  void capture(const ast::Expr* e, const ast::Name* root,
+               const std::vector<std::string_view>& attrs) {
     Entity ent = lookup_global(m_p, m_module, root->id);
     size_t used = 0;
     if (ent.kind == EK::undefined) {
-      m_out.unresolved.push_back({std::string(root->id), "name '" + std::string(root->id) + "' is not defined",
-                                  span_of(root->pos), true, {}});
+      m_out.unresolved.push_back({std::string(root->id),
+                                  "name '" + std::string(root->id) + "' is not defined",
+                                  span_of(root->pos),
+                                  true,
+                                  {}});
       return;
     }
     while (used < attrs.size() &&
@@ -190,7 +198,9 @@ private:
       case EK::undefined:
         m_out.unresolved.push_back({chain_text(root, attrs, used),
                                     "'" + chain_text(root, attrs, used) + "' is not defined",
-                                    span_of(e->pos), true, {}});
+                                    span_of(e->pos),
+                                    true,
+                                    {}});
         return;
       default: break;
     }
@@ -216,7 +226,8 @@ private:
     capture(n, n, {});
   }
 
-  void chain_ref(const ast::Expr* e, const ast::Name* root, const std::vector<std::string_view>& attrs) {
+  void chain_ref(const ast::Expr* e, const ast::Name* root,
+                 const std::vector<std::string_view>& attrs) {
     if (is_local(root->id)) {
       return;  // parameter members (self.x, params.dt) and locals' attributes are not captures
     }
@@ -240,7 +251,9 @@ private:
       visit(c->func);
       m_out.unresolved.push_back({"<expression>",
                                   "the callee is computed (not a name, attribute or method)",
-                                  span_of(c->func->pos), false, {}});
+                                  span_of(c->func->pos),
+                                  false,
+                                  {}});
     }
     if (is_static) {
       ++m_static;
@@ -256,10 +269,13 @@ private:
     }
   }
 
-  void add_callee(DefId d, const ast::Expr* at) { m_out.callees.push_back({d, span_of(at->pos), true}); }
+  void add_callee(DefId d, const ast::Expr* at) {
+    m_out.callees.push_back({d, span_of(at->pos), true});
+  }
 
   // Returns whether the call is qd.static / static_assert / static_print.
-  bool resolve_call(const ast::Call* c, const ast::Name* root, const std::vector<std::string_view>& attrs) {
+  bool resolve_call(const ast::Call* c, const ast::Name* root,
+                    const std::vector<std::string_view>& attrs) {
     std::string text = chain_text(root, attrs, attrs.size());
     if (is_local(root->id)) {
       local_call(c, root, attrs, text);
@@ -283,35 +299,44 @@ private:
         if (path.starts_with("math.") || path.starts_with("numpy.")) {
           return false;
         }
-        m_out.unresolved.push_back({text, "'" + display_path(ent.path) +
-                                              "' is outside the source tree, so qdbuild cannot "
-                                              "read what it does",
-                                    span_of(c->func->pos), false, {}});
+        m_out.unresolved.push_back({text,
+                                    "'" + display_path(ent.path) +
+                                        "' is outside the source tree, so qdbuild cannot "
+                                        "read what it does",
+                                    span_of(c->func->pos),
+                                    false,
+                                    {}});
         return false;
       }
       case EK::undefined:
-        m_out.unresolved.push_back({text, "name '" + text + "' is not defined", span_of(c->func->pos),
-                                    true, {}});
+        m_out.unresolved.push_back(
+            {text, "name '" + text + "' is not defined", span_of(c->func->pos), true, {}});
         return false;
       case EK::value:
-        m_out.unresolved.push_back({text, "'" + text + "' is a value" +
-                                              (ent.value.known() ? "" : " (" + ent.value.s + ")") +
-                                              ", not a function qdbuild can resolve",
-                                    span_of(c->func->pos), false, {}});
+        m_out.unresolved.push_back({text,
+                                    "'" + text + "' is a value" +
+                                        (ent.value.known() ? "" : " (" + ent.value.s + ")") +
+                                        ", not a function qdbuild can resolve",
+                                    span_of(c->func->pos),
+                                    false,
+                                    {}});
         return false;
       default:
         if (ent.kind == EK::instance || ent.kind == EK::field || ent.kind == EK::ndarray) {
           return false;  // methods of objects (fill, to_numpy, ...) run in Python
         }
-        m_out.unresolved.push_back({text, "'" + text + "' cannot be resolved statically",
-                                    span_of(c->func->pos), false, {}});
+        m_out.unresolved.push_back({text,
+                                    "'" + text + "' cannot be resolved statically",
+                                    span_of(c->func->pos),
+                                    false,
+                                    {}});
         return false;
     }
   }
 
   // Calls whose callee starts at a local name: self.m(), p.m(), W(), fn(), v.norm().
-  void local_call(const ast::Call* c, const ast::Name* root, const std::vector<std::string_view>& attrs,
-                  const std::string& text) {
+  void local_call(const ast::Call* c, const ast::Name* root,
+                  const std::vector<std::string_view>& attrs, const std::string& text) {
     auto pc = m_param_class.find(root->id);
     if (pc != m_param_class.end() && !attrs.empty()) {
       ClassId cls = pc->second;
@@ -334,9 +359,12 @@ private:
           return;
         }
         if (attrs.size() == 1 && is_data_oriented(m_p, cls)) {
-          m_out.unresolved.push_back({text, "class '" + m_p.classes[cls].qualname +
-                                                "' has no method '" + std::string(attrs.back()) + "'",
-                                      span_of(c->func->pos), false, {}});
+          m_out.unresolved.push_back({text,
+                                      "class '" + m_p.classes[cls].qualname + "' has no method '" +
+                                          std::string(attrs.back()) + "'",
+                                      span_of(c->func->pos),
+                                      false,
+                                      {}});
           return;
         }
       }
@@ -350,9 +378,10 @@ private:
     // A call through a local name: W = qd.static(f); W(), or a parameter fn().
     if (m_params.contains(root->id)) {
       if (m_def.role == DefRole::kernel) {
-        m_out.unresolved.push_back({text, "'" + text +
-                                              "' is a kernel parameter; its value is not known "
-                                              "statically",
+        m_out.unresolved.push_back({text,
+                                    "'" + text +
+                                        "' is a kernel parameter; its value is not known "
+                                        "statically",
                                     span_of(c->func->pos), false, std::string(root->id)});
       }
       return;  // a func parameter: the defs passed at call sites are reachable themselves
@@ -365,10 +394,13 @@ private:
       }
     }
     if (!resolved) {
-      m_out.unresolved.push_back({text, "the local '" + text +
-                                            "' is called but no function assigned to it is "
-                                            "known statically",
-                                  span_of(c->func->pos), false, {}});
+      m_out.unresolved.push_back({text,
+                                  "the local '" + text +
+                                      "' is called but no function assigned to it is "
+                                      "known statically",
+                                  span_of(c->func->pos),
+                                  false,
+                                  {}});
     }
   }
 
@@ -463,7 +495,8 @@ ClassId annotation_class(const Program& p, int32_t module, const ast::Expr* anno
   if (annotation == nullptr) {
     return k_none;
   }
-  if (const auto* c = annotation->as<ast::Constant>(); c != nullptr && c->value.kind == ast::ConstantValue::Kind::Str) {
+  if (const auto* c = annotation->as<ast::Constant>();
+      c != nullptr && c->value.kind == ast::ConstantValue::Kind::Str) {
     Entity e = lookup_global(p, module, c->value.text);
     return e.kind == EK::class_ ? e.cls : k_none;
   }

@@ -54,8 +54,8 @@ struct UnresolvedRef {
   std::string text;    // the callee as written
   std::string reason;  // why it cannot be resolved
   SourceSpan span;
-  bool undefined = false;         // a name bound nowhere (NameError)
-  std::string template_param;     // a call through this kernel parameter (instances may resolve)
+  bool undefined = false;      // a name bound nowhere (NameError)
+  std::string template_param;  // a call through this kernel parameter (instances may resolve)
 };
 
 struct BodyRefs {

@@ -2,6 +2,7 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "support/file_io.hpp"
@@ -106,7 +107,8 @@ void read_instances(const toml::table& t, BuildConfig& c, const std::string& pat
   for (const auto& [id, node] : t) {
     std::string kernel(id.str());
     if (kernel.find(':') == std::string::npos) {
-      error_at(errors, path, &node, "instance key '" + kernel + "' is not a kernel id (module:qualname)");
+      error_at(errors, path, &node,
+               "instance key '" + kernel + "' is not a kernel id (module:qualname)");
       continue;
     }
     std::vector<const toml::table*> tables;
@@ -121,7 +123,8 @@ void read_instances(const toml::table& t, BuildConfig& c, const std::string& pat
         }
       }
     } else {
-      error_at(errors, path, &node, "instances of '" + kernel + "' must be a table or an array of tables");
+      error_at(errors, path, &node,
+               "instances of '" + kernel + "' must be a table or an array of tables");
       continue;
     }
     for (const toml::table* tt : tables) {
@@ -197,7 +200,12 @@ BuildConfig parse_build_config(const std::string& text, const std::string& path,
       return c;
     }
   }
+  size_t first = errors.size();
   read_table(*t, c, path, errors);
+  std::sort(errors.begin() + static_cast<std::ptrdiff_t>(first), errors.end(),
+            [](const ConfigError& a, const ConfigError& b) {
+              return a.line != b.line ? a.line < b.line : a.col < b.col;
+            });
   return c;
 }
 

@@ -268,8 +268,8 @@ void dataclass_layout(const Program& p, ClassId cls, const ConfigValue* values,
     }
     if (f->cache_value) {
       Value v = given != nullptr && !given->is_table ? given->scalar
-                : f->default_value != nullptr       ? evaluate(p, module, f->default_value)
-                                                    : Value::unknown("no default");
+                : f->default_value != nullptr        ? evaluate(p, module, f->default_value)
+                                                     : Value::unknown("no default");
       if (v.known()) {
         out.text += " = " + repr(v) + " (cache value)";
       } else {
@@ -281,7 +281,8 @@ void dataclass_layout(const Program& p, ClassId cls, const ConfigValue* values,
   out.text += "}";
 }
 
-std::string instance_text(const Signature& sig, const Instance* inst, std::vector<std::string>& unbound) {
+std::string instance_text(const Signature& sig, const Instance* inst,
+                          std::vector<std::string>& unbound) {
   std::string out;
   for (const Param& prm : sig.params) {
     const ConfigValue* v = nullptr;
@@ -295,7 +296,7 @@ std::string instance_text(const Signature& sig, const Instance* inst, std::vecto
     if (t.kind == PK::ndarray && t.partial()) {
       const ConfigValue* dt = table_item(v, "dtype");
       const ConfigValue* nd = table_item(v, "ndim");
-      std::string dts = !t.dtype.empty() ? t.dtype
+      std::string dts = !t.dtype.empty()                                          ? t.dtype
                         : dt != nullptr && dt->scalar.kind == Value::Kind::string ? dt->scalar.s
                                                                                   : "?";
       std::string nds = t.ndim >= 0 ? std::to_string(t.ndim)

@@ -40,8 +40,8 @@ std::string normalized_tokens(const ModuleInfo& m, const DefInfo& d);
 std::string source_hash(const ModuleInfo& m, const DefInfo& d);
 
 struct CompoundLayout {
-  std::string text;                     // "data_oriented mod.Solver(template_primitives=True){...}"
-  std::vector<std::string> unbound;     // values an instance must supply ("self.n")
+  std::string text;                  // "data_oriented mod.Solver(template_primitives=True){...}"
+  std::vector<std::string> unbound;  // values an instance must supply ("self.n")
   std::vector<std::string> field_members;  // "self.grid" (fields make the kernel ineligible)
 };
 
@@ -60,8 +60,8 @@ struct KeyInputs {
 };
 
 struct InstanceKey {
-  std::string instance;               // canonical instance string
-  std::vector<std::string> unbound;   // parameters / members without a value
+  std::string instance;              // canonical instance string
+  std::vector<std::string> unbound;  // parameters / members without a value
   std::vector<std::string> field_members;
   std::vector<KeyHasher::Component> components;
   std::string key;

@@ -31,7 +31,8 @@ std::string to_hex(const unsigned char* digest, unsigned int size) {
 }  // namespace
 
 Sha256::Sha256() : m_ctx(EVP_MD_CTX_new()) {
-  if (m_ctx == nullptr || EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(m_ctx), sha256_md(), nullptr) != 1) {
+  if (m_ctx == nullptr ||
+      EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(m_ctx), sha256_md(), nullptr) != 1) {
     throw std::runtime_error("OpenSSL: cannot initialise SHA-256");
   }
 }
@@ -46,7 +47,8 @@ std::string Sha256::hex_digest() {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
   auto* ctx = static_cast<EVP_MD_CTX*>(m_ctx);
-  if (EVP_DigestFinal_ex(ctx, digest, &size) != 1 || EVP_DigestInit_ex(ctx, sha256_md(), nullptr) != 1) {
+  if (EVP_DigestFinal_ex(ctx, digest, &size) != 1 ||
+      EVP_DigestInit_ex(ctx, sha256_md(), nullptr) != 1) {
     throw std::runtime_error("OpenSSL: SHA-256 failed");
   }
   return to_hex(digest, size);

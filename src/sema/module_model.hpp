@@ -54,14 +54,14 @@ struct DefInfo {
   const syntax::ast::Expr* returns = nullptr;
   // Kernels: marked fastcache=True / pure=True / @qd.pure (see `marked_by`).
   bool fastcache = false;
-  std::string marked_by;         // "fastcache=True", "pure=True", "@qd.pure"
-  bool pure_misplaced = false;   // @qd.pure written below @qd.kernel (still honoured)
+  std::string marked_by;        // "fastcache=True", "pure=True", "@qd.pure"
+  bool pure_misplaced = false;  // @qd.pure written below @qd.kernel (still honoured)
   const syntax::ast::Expr* pure_decorator = nullptr;  // the @qd.pure decorator, if any
-  int32_t first_line = 0;        // line of the first decorator (or of `def`)
-  int32_t line = 0;              // line of `def`
+  int32_t first_line = 0;                             // line of the first decorator (or of `def`)
+  int32_t line = 0;                                   // line of `def`
   int32_t col = 0;
   int32_t end_line = 0;
-  std::string name() const;      // the def's own name (last qualname component)
+  std::string name() const;  // the def's own name (last qualname component)
 };
 
 // A dataclass field.
@@ -69,7 +69,7 @@ struct FieldInfo {
   std::string name;
   const syntax::ast::Expr* annotation = nullptr;
   const syntax::ast::Expr* default_value = nullptr;  // `= x` or field(default=x)
-  bool cache_value = false;  // metadata={FIELD_METADATA_CACHE_VALUE: True}
+  bool cache_value = false;                          // metadata={FIELD_METADATA_CACHE_VALUE: True}
   int32_t line = 0;
 };
 
@@ -111,9 +111,9 @@ struct Binding {
   std::string attr;    // from_import: the imported name
   DefId def = k_none;
   ClassId cls = k_none;
-  const syntax::ast::Expr* expr = nullptr;     // value: right-hand side
-  const syntax::ast::Stmt* aug = nullptr;      // value from `name op= expr`
-  int32_t tuple_index = -1;                    // value from `a, b = rhs`: item index
+  const syntax::ast::Expr* expr = nullptr;  // value: right-hand side
+  const syntax::ast::Stmt* aug = nullptr;   // value from `name op= expr`
+  int32_t tuple_index = -1;                 // value from `a, b = rhs`: item index
   bool conditional = false;
   int32_t order = 0;  // statement index in the module (earlier bindings see earlier values)
   int32_t line = 0;

@@ -44,9 +44,7 @@ CaptureCheck check_capture(const Program& p, const CaptureRef& c) {
       r.verdict = CaptureVerdict::error_ndarray;
       r.what = "a qd.ndarray";
       return r;
-    case EK::instance:
-      r.what = "an instance of " + class_path(p, e.cls);
-      break;
+    case EK::instance: r.what = "an instance of " + class_path(p, e.cls); break;
     default: r.what = std::string("a ") + name_of(e.kind) + " object"; break;
   }
   if (is_uppercase_name(c.name)) {

@@ -44,22 +44,82 @@ std::string display_path(std::string_view d) {
 }
 
 bool is_builtin_name(std::string_view name) {
-  static constexpr std::array<std::string_view, 72> k_builtins = {
-      "abs",        "all",       "any",         "ascii",        "bin",        "bool",
-      "breakpoint", "bytearray", "bytes",       "callable",     "chr",        "classmethod",
-      "compile",    "complex",   "delattr",     "dict",         "dir",        "divmod",
-      "enumerate",  "eval",      "exec",        "filter",       "float",      "format",
-      "frozenset",  "getattr",   "globals",     "hasattr",      "hash",       "help",
-      "hex",        "id",        "input",       "int",          "isinstance", "issubclass",
-      "iter",       "len",       "list",        "locals",       "map",        "max",
-      "memoryview", "min",       "next",        "object",       "oct",        "open",
-      "ord",        "pow",       "print",       "property",     "range",      "repr",
-      "reversed",   "round",     "set",         "setattr",      "slice",      "sorted",
-      "staticmethod", "str",     "sum",         "super",        "tuple",      "type",
-      "vars",       "zip",       "__name__",    "__file__",     "NotImplemented", "Ellipsis"};
+  static constexpr std::array<std::string_view, 72> k_builtins = {"abs",
+                                                                  "all",
+                                                                  "any",
+                                                                  "ascii",
+                                                                  "bin",
+                                                                  "bool",
+                                                                  "breakpoint",
+                                                                  "bytearray",
+                                                                  "bytes",
+                                                                  "callable",
+                                                                  "chr",
+                                                                  "classmethod",
+                                                                  "compile",
+                                                                  "complex",
+                                                                  "delattr",
+                                                                  "dict",
+                                                                  "dir",
+                                                                  "divmod",
+                                                                  "enumerate",
+                                                                  "eval",
+                                                                  "exec",
+                                                                  "filter",
+                                                                  "float",
+                                                                  "format",
+                                                                  "frozenset",
+                                                                  "getattr",
+                                                                  "globals",
+                                                                  "hasattr",
+                                                                  "hash",
+                                                                  "help",
+                                                                  "hex",
+                                                                  "id",
+                                                                  "input",
+                                                                  "int",
+                                                                  "isinstance",
+                                                                  "issubclass",
+                                                                  "iter",
+                                                                  "len",
+                                                                  "list",
+                                                                  "locals",
+                                                                  "map",
+                                                                  "max",
+                                                                  "memoryview",
+                                                                  "min",
+                                                                  "next",
+                                                                  "object",
+                                                                  "oct",
+                                                                  "open",
+                                                                  "ord",
+                                                                  "pow",
+                                                                  "print",
+                                                                  "property",
+                                                                  "range",
+                                                                  "repr",
+                                                                  "reversed",
+                                                                  "round",
+                                                                  "set",
+                                                                  "setattr",
+                                                                  "slice",
+                                                                  "sorted",
+                                                                  "staticmethod",
+                                                                  "str",
+                                                                  "sum",
+                                                                  "super",
+                                                                  "tuple",
+                                                                  "type",
+                                                                  "vars",
+                                                                  "zip",
+                                                                  "__name__",
+                                                                  "__file__",
+                                                                  "NotImplemented",
+                                                                  "Ellipsis"};
   static constexpr std::array<std::string_view, 12> k_more = {
-      "None", "True", "False", "Exception", "ValueError", "TypeError", "RuntimeError",
-      "AssertionError", "NotImplementedError", "KeyError", "IndexError", "__debug__"};
+      "None",       "True",         "False",          "Exception",           "ValueError",
+      "TypeError",  "RuntimeError", "AssertionError", "NotImplementedError", "KeyError",
+      "IndexError", "__debug__"};
   return std::find(k_builtins.begin(), k_builtins.end(), name) != k_builtins.end() ||
          std::find(k_more.begin(), k_more.end(), name) != k_more.end();
 }
@@ -71,6 +131,10 @@ std::string class_path(const Program& p, ClassId cls) {
 namespace {
 
 constexpr int k_max_depth = 48;
+
+// The class whose body is being evaluated: its earlier attributes are visible by bare name there
+// (`GREEN = RED + 1` in an enum sees the raw value of RED, as Python's class scope does).
+thread_local const ClassInfo* t_class_scope = nullptr;
 
 Entity make(EK kind) {
   Entity e;
@@ -185,8 +249,7 @@ Entity from_binding(const Program& p, int32_t module, const std::string& name, c
   return e;
 }
 
-Entity lookup(const Program& p, int32_t module, std::string_view name, int32_t before,
-              int depth) {
+Entity lookup(const Program& p, int32_t module, std::string_view name, int32_t before, int depth) {
   if (depth > k_max_depth) {
     return make(EK::unknown);
   }
@@ -237,8 +300,11 @@ Entity class_attribute(const Program& p, ClassId cls, std::string_view attr, int
     Entity e = make(EK::value);
     e.module = c.module;
     e.path = class_path(p, cls) + "." + std::string(attr);
+    const ClassInfo* saved = t_class_scope;
+    t_class_scope = &c;
     Value v = it->second != nullptr ? eval(p, c.module, it->second, k_order_end, depth + 1)
                                     : Value::unknown("no value");
+    t_class_scope = saved;
     if (is_enum_class(p, cls) && !attr.starts_with("_")) {
       e.value = Value::enum_member(e.path, v);
     } else {
@@ -369,6 +435,17 @@ Entity resolve(const Program& p, int32_t module, const ast::Expr* x, int32_t bef
     return make(EK::unknown);
   }
   if (const auto* n = x->as<ast::Name>()) {
+    if (const ClassInfo* c = t_class_scope) {
+      for (const auto& [name, value] : c->attributes) {
+        if (name == n->id && value != nullptr && value != x) {
+          Entity e = make(EK::value);
+          t_class_scope = nullptr;  // the attribute's own expression sees the module scope
+          e.value = eval(p, module, value, before, depth + 1);
+          t_class_scope = c;
+          return e;
+        }
+      }
+    }
     return lookup(p, module, n->id, before, depth + 1);
   }
   if (const auto* a = x->as<ast::Attribute>()) {
@@ -411,9 +488,8 @@ Value builtin_call(const Program& p, int32_t module, const ast::Call* c, std::st
       return Value::integer(static_cast<int64_t>(args[0].items.size()));
     }
   } else if ((name == "min" || name == "max") && !args.empty()) {
-    std::vector<Value> items = args.size() == 1 && args[0].kind == Value::Kind::tuple
-                                   ? args[0].items
-                                   : args;
+    std::vector<Value> items =
+        args.size() == 1 && args[0].kind == Value::Kind::tuple ? args[0].items : args;
     if (items.empty()) {
       return Value::unknown("empty sequence");
     }

@@ -60,10 +60,18 @@ std::string canonical_primitive(std::string_view n) {
       return std::string(p);
     }
   }
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 11> k_alias = {{
-      {"int8", "i8"}, {"int16", "i16"}, {"int32", "i32"}, {"int64", "i64"}, {"uint8", "u8"},
-      {"uint16", "u16"}, {"uint32", "u32"}, {"uint64", "u64"}, {"float16", "f16"},
-      {"float32", "f32"}, {"float64", "f64"}}};
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 11> k_alias = {
+      {{"int8", "i8"},
+       {"int16", "i16"},
+       {"int32", "i32"},
+       {"int64", "i64"},
+       {"uint8", "u8"},
+       {"uint16", "u16"},
+       {"uint32", "u32"},
+       {"uint64", "u64"},
+       {"float16", "f16"},
+       {"float32", "f32"},
+       {"float64", "f64"}}};
   for (auto [a, c] : k_alias) {
     if (n == a) {
       return std::string(c);
@@ -142,7 +150,8 @@ public:
         t.text += "]";
         return t;
       }
-      return invalid("a subscripted '" + display_path(base.path.empty() ? name_of(base.kind) : base.path) +
+      return invalid("a subscripted '" +
+                     display_path(base.path.empty() ? name_of(base.kind) : base.path) +
                      "' is not a parameter type (expected qd.types.NDArray[dtype, ndim])");
     }
     if (const auto* c = e->as<ast::Call>()) {
@@ -169,7 +178,8 @@ public:
                      k->arg == "element_dim" || k->arg == "element_shape") {
             Value v = evaluate(m_p, module, k->value);
             if (!v.known() && k->arg != "layout") {
-              return invalid("qd.types.ndarray(" + std::string(k->arg) + "=...) is not a constant: " + v.s);
+              return invalid("qd.types.ndarray(" + std::string(k->arg) +
+                             "=...) is not a constant: " + v.s);
             }
             options += ", " + std::string(k->arg) + "=" + (v.known() ? repr(v) : "<layout>");
           } else {
@@ -229,7 +239,8 @@ public:
           t.text = "numpy.ndarray";
           return t;
         }
-        return invalid("'" + ent.path + "' is outside the source tree and not a parameter type "
+        return invalid("'" + ent.path +
+                       "' is outside the source tree and not a parameter type "
                        "qdbuild knows (torch.Tensor, numpy.ndarray)");
       case EK::undefined: return invalid("name '" + text_of(e) + "' is not defined");
       default: break;
@@ -249,7 +260,8 @@ private:
   }
 
   // The expression a module-level name (or mod.name) was last assigned, if unconditional.
-  const ast::Expr* alias_expr(int32_t module, const ast::Expr* e, int32_t& out_module, int depth = 0) {
+  const ast::Expr* alias_expr(int32_t module, const ast::Expr* e, int32_t& out_module,
+                              int depth = 0) {
     if (depth > k_max_depth) {
       return nullptr;
     }
@@ -338,14 +350,16 @@ private:
       }
     }
     if (args.size() < dims + 1) {
-      return invalid(std::string("qd.types.") + (matrix ? "matrix(n, m, dtype)" : "vector(n, dtype)") +
+      return invalid(std::string("qd.types.") +
+                     (matrix ? "matrix(n, m, dtype)" : "vector(n, dtype)") +
                      " needs its size and dtype");
     }
     std::string shape;
     for (size_t k = 0; k < dims; ++k) {
       Value v = args[k] != nullptr ? evaluate(m_p, module, args[k]) : Value::unknown("missing");
       if (v.kind != Value::Kind::integer) {
-        return invalid("the vector/matrix size is not a constant int" + (v.known() ? "" : ": " + v.s));
+        return invalid("the vector/matrix size is not a constant int" +
+                       (v.known() ? "" : ": " + v.s));
       }
       shape += (k > 0 ? ", " : "") + std::to_string(v.i);
     }
@@ -386,8 +400,8 @@ private:
       t.text = "tensor";
       return t;
     }
-    if (last == "ScalarField" || last == "MatrixField" || last == "Field" || last == "StructField" ||
-        last == "field") {
+    if (last == "ScalarField" || last == "MatrixField" || last == "Field" ||
+        last == "StructField" || last == "field") {
       t.kind = PK::field;
       t.text = "field (" + display_path(path) + ")";
       return t;
@@ -407,7 +421,8 @@ private:
       }
     }
     if (path.find(".math.") != std::string::npos && last.size() == 5 &&
-        (last.starts_with("ivec") || last.starts_with("uvec")) && last[4] >= '2' && last[4] <= '4') {
+        (last.starts_with("ivec") || last.starts_with("uvec")) && last[4] >= '2' &&
+        last[4] <= '4') {
       t.kind = PK::vector;
       t.dtype = last[0] == 'i' ? "i32" : "u32";
       t.text = std::string("vector(") + last[4] + ", " + t.dtype + ")";

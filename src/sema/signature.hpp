@@ -14,8 +14,9 @@
 //                                                                     template_primitives=False
 //   qd.Template / qd.template()                        template       the instance value
 //   qd.i32 ... qd.f64, int, float, bool                primitive      type
-//   an enum.Enum class                                  enum           class name (+ instance value)
-//   qd.types.vector/matrix, qd.math.vec3, ...          vector/matrix  shape and element dtype
+//   an enum.Enum class                                  enum           class name (+ instance
+//   value) qd.types.vector/matrix, qd.math.vec3, ...          vector/matrix  shape and element
+//   dtype
 //   @qd.dataclass / qd.types.struct(...)               struct         class name / field types
 //   qd.Tensor                                          tensor         ndarray or field at run time
 //   qd.ScalarField / qd.MatrixField / qd.Field          field          - (not eligible; a warning)
@@ -32,16 +33,29 @@ namespace qd::sema {
 
 struct ParamType {
   enum class Kind : uint8_t {
-    ndarray, torch_tensor, numpy_array, dataclass, data_oriented, template_, primitive, enum_,
-    vector, matrix, struct_, tensor, field, any, invalid
+    ndarray,
+    torch_tensor,
+    numpy_array,
+    dataclass,
+    data_oriented,
+    template_,
+    primitive,
+    enum_,
+    vector,
+    matrix,
+    struct_,
+    tensor,
+    field,
+    any,
+    invalid
   };
   Kind kind = Kind::invalid;
   std::string dtype;    // primitive / element dtype ("" when it comes from an instance)
   int32_t ndim = -1;    // ndarray; -1 when it comes from an instance
   std::string options;  // ndarray: ", needs_grad=True", ", boundary='clamp'", ...
   ClassId cls = k_none;
-  std::string text;     // canonical text, e.g. "ndarray(f32, 1)", "dataclass mod.Params"
-  std::string error;    // invalid: the message
+  std::string text;      // canonical text, e.g. "ndarray(f32, 1)", "dataclass mod.Params"
+  std::string error;     // invalid: the message
   bool partial() const;  // needs an instance (template, partial ndarray, torch/numpy dtype)
 };
 
@@ -56,13 +70,14 @@ struct Param {
 
 struct Signature {
   std::vector<Param> params;
-  std::string returns;  // canonical text of the return annotation ("None" when absent)
+  std::string returns;       // canonical text of the return annotation ("None" when absent)
   std::string text() const;  // "(x: ndarray(f32, 1), dt: f32) -> None"
 };
 
 Signature signature_of(const Program& p, DefId def);
 
 // Classifies one annotation written in `module` (exposed for tests and dataclass fields).
-ParamType classify_annotation(const Program& p, int32_t module, const syntax::ast::Expr* annotation);
+ParamType classify_annotation(const Program& p, int32_t module,
+                              const syntax::ast::Expr* annotation);
 
 }  // namespace qd::sema

@@ -16,7 +16,16 @@
 namespace qd::sema {
 
 struct Value {
-  enum class Kind : uint8_t { unknown, none, boolean, integer, floating, string, tuple, enum_member };
+  enum class Kind : uint8_t {
+    unknown,
+    none,
+    boolean,
+    integer,
+    floating,
+    string,
+    tuple,
+    enum_member
+  };
   Kind kind = Kind::unknown;
   bool b = false;
   int64_t i = 0;
