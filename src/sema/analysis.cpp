@@ -228,7 +228,9 @@ private:
         reason("captures " + what + where(i));
         if (m_out.marked) {
           diag(Severity::Error, "QD101", c.span,
-               "fastcache kernel '" + m_out.id + "' captures " + what + " from module scope" +
+               "fastcache kernel '" + m_out.id + "' captures " + what +
+                   (c.entity.path == c.text && d.nested ? " from the enclosing function"
+                                                        : " from module scope") +
                    where(i) + "; pass it as a parameter",
                d.module);
         }
@@ -348,8 +350,11 @@ void check_instances(Analysis& a) {
     sd.d.code = "QD112";
     sd.d.line = 1;
     if (found == k_none) {
+      // A warning: checking part of a tree with the project's config is normal.
+      sd.d.severity = Severity::Warning;
+      sd.kernel = id;
       sd.d.message =
-          "instances are given for '" + id + "', which is not a kernel of the source tree";
+          "instances are given for '" + id + "', which is not a kernel of the files checked";
       a.diagnostics.push_back(sd);
       continue;
     }
@@ -359,6 +364,7 @@ void check_instances(Analysis& a) {
         bool known = std::any_of(sig.params.begin(), sig.params.end(),
                                  [&](const Param& prm) { return prm.name == name; });
         if (!known) {
+          sd.d.severity = Severity::Error;
           sd.d.message = "instance of '" + id + "' sets '" + name + "', which is not a parameter";
           sd.kernel = id;
           a.diagnostics.push_back(sd);

@@ -15,7 +15,8 @@
 //   QD108 warning  a captured value that cannot be evaluated statically (not eligible)
 //   QD109 warning  a compound parameter holds a qd.field member (not eligible)
 //   QD110 error    a qd.ndarray captured from module scope (any kernel)
-//   QD112 error    a problem in the qdbuild configuration (pyproject.toml / qdbuild.toml)
+//   QD112 error    a problem in the qdbuild configuration (pyproject.toml / qdbuild.toml);
+//                  a warning for instances of a kernel that is not among the files checked
 //   QD113 warning  deprecated pure=True / @qd.pure
 //   QD115 note     --print-non-pure: a kernel not marked fastcache=True
 #pragma once

@@ -170,7 +170,17 @@ private:
                const std::vector<std::string_view>& attrs) {
     Entity ent = lookup_global(m_p, m_module, root->id);
     size_t used = 0;
-    if (ent.kind == EK::undefined) {
+    if (ent.kind == EK::undefined && m_def.nested) {
+      ent = enclosing_def(root->id);
+    }
+    if (ent.kind == EK::undefined && m_def.nested) {
+      // A def nested in a function: the name is (most likely) a closure variable of the
+      // enclosing function, a capture whose value qdbuild does not know.
+      ent = Entity{};
+      ent.kind = EK::value;
+      ent.path = std::string(root->id);
+      ent.value = Value::unknown("a variable of the enclosing function");
+    } else if (ent.kind == EK::undefined) {
       m_out.unresolved.push_back({std::string(root->id),
                                   "name '" + std::string(root->id) + "' is not defined",
                                   span_of(root->pos),
@@ -211,6 +221,25 @@ private:
     c.span = span_of(e->pos);
     c.in_static = m_static > 0;
     m_out.captures.push_back(std::move(c));
+  }
+
+  // A kernel/func defined next to this nested def in the same enclosing function
+  // (`make.<locals>.helper` for `make.<locals>.k`).
+  Entity enclosing_def(std::string_view name) const {
+    std::string prefix = m_def.qualname.substr(0, m_def.qualname.rfind('.') + 1);
+    for (DefId d : m_p.modules[m_module].defs) {
+      const DefInfo& other = m_p.defs[d];
+      if (other.nested && other.qualname.size() == prefix.size() + name.size() &&
+          other.qualname.starts_with(prefix) && other.qualname.ends_with(name)) {
+        Entity e;
+        e.kind = EK::def;
+        e.def = d;
+        return e;
+      }
+    }
+    Entity none;
+    none.kind = EK::undefined;
+    return none;
   }
 
   bool is_module_import(std::string_view name) const {
@@ -282,6 +311,19 @@ private:
       return false;
     }
     Entity ent = lookup_global(m_p, m_module, root->id);
+    if (ent.kind == EK::undefined && m_def.nested) {
+      ent = enclosing_def(root->id);
+      if (ent.kind == EK::undefined) {
+        m_out.unresolved.push_back({text,
+                                    "'" + std::string(root->id) +
+                                        "' belongs to the enclosing function, whose values "
+                                        "qdbuild does not know",
+                                    span_of(c->func->pos),
+                                    false,
+                                    {}});
+        return false;
+      }
+    }
     for (size_t k = 0; k < attrs.size() && ent.kind != EK::undefined; ++k) {
       ent = member_of(m_p, ent, attrs[k]);
     }
