@@ -28,10 +28,12 @@ namespace {
 class KernelAnalyzer {
 public:
   KernelAnalyzer(const Program& p, const std::vector<BodyRefs>& refs,
-                 const std::vector<std::string>& hashes, const BuildConfig& config,
-                 const std::string& device, const AnalysisOptions& options, KernelReport& out)
-      : m_p(p), m_refs(refs), m_hashes(hashes), m_config(config), m_device(device),
-        m_options(options), m_out(out) {}
+                 const std::vector<std::string>& hashes,
+                 const std::vector<std::vector<std::string>>& class_fields,
+                 const BuildConfig& config, const std::string& device,
+                 const AnalysisOptions& options, KernelReport& out)
+      : m_p(p), m_refs(refs), m_hashes(hashes), m_class_fields(class_fields), m_config(config),
+        m_device(device), m_options(options), m_out(out) {}
 
   void run(DefId k) {
     const DefInfo& d = m_p.defs[k];
@@ -293,9 +295,11 @@ private:
   void field_members() {
     std::vector<std::string> fields;
     for (const Param& prm : m_out.signature.params) {
-      if (prm.type.kind == PK::data_oriented || prm.type.kind == PK::dataclass) {
-        CompoundLayout layout = compound_layout(m_p, prm, nullptr);
-        fields.insert(fields.end(), layout.field_members.begin(), layout.field_members.end());
+      if ((prm.type.kind == PK::data_oriented || prm.type.kind == PK::dataclass) &&
+          prm.type.cls != k_none) {
+        for (const std::string& f : m_class_fields[prm.type.cls]) {
+          fields.push_back(prm.name + f);  // f is ".member.sub"
+        }
       }
     }
     report_field_members(fields);
@@ -320,6 +324,7 @@ private:
   const Program& m_p;
   const std::vector<BodyRefs>& m_refs;
   const std::vector<std::string>& m_hashes;
+  const std::vector<std::vector<std::string>>& m_class_fields;
   const BuildConfig& m_config;
   const std::string& m_device;
   const AnalysisOptions& m_options;
@@ -400,7 +405,7 @@ Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& o
   PhaseTimer timer;
   SourceTree tree = find_sources(paths);
   a.tool_errors = tree.errors;
-  a.program = build_program(tree, options.jobs);
+  a.program = build_program(tree, options.jobs, !options.parse_only);
   timer.mark("parse+collect");
   Program& p = *a.program;
   if (!paths.empty()) {
@@ -463,6 +468,20 @@ Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& o
       options.jobs);
   timer.mark("bodies+tokens");
 
+  // The field members of each compound class, once per class (not per kernel).
+  std::vector<std::vector<std::string>> class_fields(p.classes.size());
+  for (ClassId c = 0; c < static_cast<ClassId>(p.classes.size()); ++c) {
+    if (p.classes[c].dataclass || is_data_oriented(p, c)) {
+      Param prm;
+      prm.type.kind = p.classes[c].dataclass ? PK::dataclass : PK::data_oriented;
+      prm.type.cls = c;
+      for (std::string& f : compound_layout(p, prm, nullptr).field_members) {
+        class_fields[c].push_back(std::move(f));  // the parameter name is empty: ".member"
+      }
+    }
+  }
+  timer.mark("compound classes");
+
   std::vector<DefId> kernels;
   for (const ModuleInfo& m : p.modules) {
     for (DefId d : m.defs) {
@@ -475,7 +494,8 @@ Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& o
   support::parallel_for(
       kernels.size(),
       [&](size_t i) {
-        KernelAnalyzer(p, refs, hashes, a.config, a.device_caps, options, a.kernels[i])
+        KernelAnalyzer(p, refs, hashes, class_fields, a.config, a.device_caps, options,
+                       a.kernels[i])
             .run(kernels[i]);
       },
       options.jobs);

@@ -2,7 +2,6 @@
 
 #include <unordered_map>
 
-#include "sema/kernel_scan.hpp"
 #include "support/file_io.hpp"
 #include "support/thread_pool.hpp"
 
@@ -87,15 +86,7 @@ public:
 
   void run() {
     const ast::Module& mod = *m_module.parsed->module;
-    for (KernelDef& k : scan_kernels(mod, m_module.parsed->source)) {
-      m_scanned.emplace(k.node, std::move(k));
-    }
     block(mod.body, false, "", k_none);
-    for (auto& [node, k] : m_scanned) {
-      if (!m_seen_defs.contains(node)) {
-        add_nested_def(k);  // kernels/funcs nested in functions
-      }
-    }
     finish_flags();
   }
 
@@ -280,16 +271,12 @@ private:
   DefId add_def(const ast::Stmt* s, ast::Identifier name, const ast::Arguments* args,
                 const ast::Seq<ast::Stmt*>& body, const ast::Seq<ast::Expr*>& decorators,
                 const ast::Expr* returns, const std::string& prefix, ClassId owner) {
-    m_seen_defs.insert({s, true});
     DefInfo d;
     d.qualname = prefix + std::string(name);
     d.module = m_index;
     d.owner = owner;
     fill_def(d, s, args, body, decorators, returns);
-    auto it = m_scanned.find(s);
-    if (it != m_scanned.end()) {
-      apply_scan(d, it->second);
-    }
+    find_nested(body, d.qualname + ".<locals>.");
     m_out.defs.push_back(std::move(d));
     DefId id = static_cast<DefId>(m_out.defs.size() - 1);
     m_module.defs.push_back(id);
@@ -297,6 +284,42 @@ private:
       m_out.classes[owner].methods[std::string(name)] = id;
     }
     return id;
+  }
+
+  // Decorated defs inside function bodies (kernels made by factories); which of them are
+  // kernels or funcs is decided in finish_flags(), once the module's imports are known.
+  void find_nested(const ast::Seq<ast::Stmt*>& body, const std::string& prefix) {
+    for (const ast::Stmt* s : body) {
+      if (const auto* f = s->as<ast::FunctionDef>()) {
+        if (!f->decorator_list.empty()) {
+          m_nested.push_back({s, prefix + std::string(f->name)});
+        }
+        find_nested(f->body, prefix + std::string(f->name) + ".<locals>.");
+      } else if (const auto* f = s->as<ast::AsyncFunctionDef>()) {
+        if (!f->decorator_list.empty()) {
+          m_nested.push_back({s, prefix + std::string(f->name)});
+        }
+        find_nested(f->body, prefix + std::string(f->name) + ".<locals>.");
+      } else if (const auto* c = s->as<ast::ClassDef>()) {
+        find_nested(c->body, prefix + std::string(c->name) + ".");
+      } else if (const auto* n = s->as<ast::If>()) {
+        find_nested(n->body, prefix);
+        find_nested(n->orelse, prefix);
+      } else if (const auto* n = s->as<ast::For>()) {
+        find_nested(n->body, prefix);
+      } else if (const auto* n = s->as<ast::While>()) {
+        find_nested(n->body, prefix);
+      } else if (const auto* n = s->as<ast::With>()) {
+        find_nested(n->body, prefix);
+      } else if (const auto* n = s->as<ast::Try>()) {
+        find_nested(n->body, prefix);
+        for (const ast::ExceptHandler* h : n->handlers) {
+          find_nested(h->body, prefix);
+        }
+        find_nested(n->orelse, prefix);
+        find_nested(n->finalbody, prefix);
+      }
+    }
   }
 
   static void fill_def(DefInfo& d, const ast::Stmt* s, const ast::Arguments* args,
@@ -311,33 +334,6 @@ private:
     d.col = s->pos.col_offset;
     d.end_line = s->pos.end_lineno;
     d.first_line = decorators.empty() ? d.line : decorators[0]->pos.lineno;
-  }
-
-  static void apply_scan(DefInfo& d, const KernelDef& k) {
-    d.role = k.kind == DefKind::kernel ? DefRole::kernel : DefRole::func;
-    d.decorator = k.decorator;
-    for (const DecoratorArgument& a : k.arguments) {
-      if ((a.name == "fastcache" || a.name == "pure") && a.is_literal && a.value == "true") {
-        d.fastcache = true;
-        d.marked_by = a.name + "=True";
-      }
-    }
-  }
-
-  void add_nested_def(const KernelDef& k) {
-    const ast::Stmt* s = k.node;
-    DefInfo d;
-    d.qualname = k.qualname;
-    d.module = m_index;
-    d.nested = true;
-    if (const auto* f = s->as<ast::FunctionDef>()) {
-      fill_def(d, s, f->args, f->body, f->decorator_list, f->returns);
-    } else if (const auto* f = s->as<ast::AsyncFunctionDef>()) {
-      fill_def(d, s, f->args, f->body, f->decorator_list, f->returns);
-    }
-    apply_scan(d, k);
-    m_out.defs.push_back(std::move(d));
-    m_module.defs.push_back(static_cast<DefId>(m_out.defs.size() - 1));
   }
 
   ClassId add_class(const ast::ClassDef* c, const std::string& prefix) {
@@ -518,21 +514,70 @@ private:
       }
     }
     for (DefId id : m_module.defs) {
-      DefInfo& d = m_out.defs[id];
-      int kernel_at = -1;
-      for (uint32_t k = 0; k < d.decorators->size; ++k) {
-        const ast::Expr* e = (*d.decorators)[k];
-        if (names(e, "kernel", false)) {
-          kernel_at = static_cast<int>(k);
-        } else if (names(e, "pure", false) && d.role == DefRole::kernel) {
-          // Above or below @qd.kernel: Quadrants 1.3.3 honours both (checked with the oracle).
-          d.pure_decorator = e;
-          d.pure_misplaced = kernel_at >= 0;
-          if (!d.fastcache) {
-            d.fastcache = true;
-            d.marked_by = "@qd.pure";
+      classify_def(m_out.defs[id]);
+    }
+    for (const auto& [node, qualname] : m_nested) {
+      DefInfo d;
+      d.qualname = qualname;
+      d.module = m_index;
+      d.nested = true;
+      if (const auto* f = node->as<ast::FunctionDef>()) {
+        fill_def(d, node, f->args, f->body, f->decorator_list, f->returns);
+      } else if (const auto* f = node->as<ast::AsyncFunctionDef>()) {
+        fill_def(d, node, f->args, f->body, f->decorator_list, f->returns);
+      }
+      classify_def(d);
+      if (d.role != DefRole::plain) {
+        m_out.defs.push_back(std::move(d));
+        m_module.defs.push_back(static_cast<DefId>(m_out.defs.size() - 1));
+      }
+    }
+  }
+
+  // Kernel / func / plain from the decorators; fastcache marks from their arguments.
+  void classify_def(DefInfo& d) const {
+    static constexpr std::string_view k_func_decorators[] = {"func", "real_func", "pyfunc"};
+    int kernel_at = -1;
+    for (uint32_t k = 0; k < d.decorators->size; ++k) {
+      const ast::Expr* e = (*d.decorators)[k];
+      if (names(e, "kernel", false)) {
+        kernel_at = static_cast<int>(k);
+        d.role = DefRole::kernel;
+        d.decorator = "kernel";
+        if (const auto* call = e->as<ast::Call>()) {
+          for (const ast::Keyword* kw : call->keywords) {
+            const auto* v = kw->value->as<ast::Constant>();
+            if (!ast::is_absent(kw->arg) && (kw->arg == "fastcache" || kw->arg == "pure") &&
+                v != nullptr && v->value.kind == ast::ConstantValue::Kind::True) {
+              d.fastcache = true;
+              d.marked_by = std::string(kw->arg) + "=True";
+            }
           }
         }
+        continue;
+      }
+      if (d.role == DefRole::plain) {
+        for (std::string_view f : k_func_decorators) {
+          if (names(e, f, false)) {
+            d.role = DefRole::func;
+            d.decorator = std::string(f);
+          }
+        }
+      }
+      if (names(e, "pure", false)) {
+        d.pure_decorator = e;
+      }
+    }
+    if (d.pure_decorator != nullptr && d.role == DefRole::kernel) {
+      // Above or below @qd.kernel: Quadrants 1.3.3 honours both (checked with the oracle).
+      int pure_at = 0;
+      while ((*d.decorators)[static_cast<uint32_t>(pure_at)] != d.pure_decorator) {
+        ++pure_at;
+      }
+      d.pure_misplaced = pure_at > kernel_at;
+      if (!d.fastcache) {
+        d.fastcache = true;
+        d.marked_by = "@qd.pure";
       }
     }
   }
@@ -541,8 +586,7 @@ private:
   int32_t m_index;
   Collected& m_out;
   int32_t m_order = 0;
-  std::unordered_map<const ast::Stmt*, KernelDef> m_scanned;
-  std::unordered_map<const ast::Stmt*, bool> m_seen_defs;
+  std::vector<std::pair<const ast::Stmt*, std::string>> m_nested;  // (def, qualname)
   std::vector<std::pair<ClassId, const ast::Seq<ast::Expr*>*>> m_class_decorators;
 };
 
@@ -584,7 +628,7 @@ void collect_module(Program& program, int32_t module_index) {
   }
 }
 
-std::unique_ptr<Program> build_program(const SourceTree& tree, unsigned jobs) {
+std::unique_ptr<Program> build_program(const SourceTree& tree, unsigned jobs, bool collect) {
   auto program = std::make_unique<Program>();
   program->modules.resize(tree.files.size());
   support::parallel_for(
@@ -602,7 +646,7 @@ std::unique_ptr<Program> build_program(const SourceTree& tree, unsigned jobs) {
   for (size_t i = 0; i < program->modules.size(); ++i) {
     ModuleInfo& m = program->modules[i];
     program->module_index.emplace(m.name, static_cast<int32_t>(i));
-    if (m.ok) {
+    if (m.ok && collect) {
       collect_module(*program, static_cast<int32_t>(i));
     }
   }

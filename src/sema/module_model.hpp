@@ -152,8 +152,9 @@ struct Program {
   int32_t find_module(std::string_view dotted) const;  // k_none if not in the tree
 };
 
-// Parses every file (in parallel) and builds the program's module model.
-std::unique_ptr<Program> build_program(const SourceTree& tree, unsigned jobs);
+// Parses every file (in parallel) and builds the program's module model (`collect` false: parse
+// only, for the benchmark baseline).
+std::unique_ptr<Program> build_program(const SourceTree& tree, unsigned jobs, bool collect = true);
 
 // Builds one module from its parse result (exposed for tests). Appends defs and classes to
 // `program` and fills `module`.

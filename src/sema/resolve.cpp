@@ -166,6 +166,7 @@ Entity from_binding(const Program& p, int32_t module, const std::string& name, c
   if (b.entity) {
     return *b.entity;  // evaluated by evaluate_program
   }
+  bool first_evaluation = false;
   Entity e;
   switch (b.kind) {
     case Binding::Kind::module_import: e = path_entity(p, b.target); break;
@@ -235,6 +236,7 @@ Entity from_binding(const Program& p, int32_t module, const std::string& name, c
       if (saved == 0) {
         b.value = e.value;
         b.eval_state = 2;
+        first_evaluation = true;
       }
       break;
     }
@@ -245,6 +247,9 @@ Entity from_binding(const Program& p, int32_t module, const std::string& name, c
     e.path = p.modules[module].name + "." + name;
     e.module = module;
     e.line = b.line;
+  }
+  if (first_evaluation) {
+    b.entity = std::make_shared<const Entity>(e);  // only evaluate_program gets here
   }
   return e;
 }
@@ -704,9 +709,11 @@ void evaluate_program(Program& p) {
       for (const Binding& b : list) {
         // Imports of modules, defs and classes are cheap to rebuild; values and from-imports
         // (which chase other modules) are worth keeping.
-        bool keep = b.kind == Binding::Kind::value || b.kind == Binding::Kind::from_import;
+        // Values cached themselves when evaluated; imports of modules, defs and classes are
+        // cheap to rebuild; from-imports chase other modules, so they are worth keeping.
+        bool keep = b.kind == Binding::Kind::from_import && !b.entity;
         cached.push_back(keep ? std::make_shared<const Entity>(from_binding(p, m, name, b, 0))
-                              : nullptr);
+                              : b.entity);
       }
     }
   }
