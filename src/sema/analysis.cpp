@@ -455,17 +455,42 @@ Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& o
   a.config.arch = arch;
   check_instances(a);
 
+  // Bodies of kernels and funcs first; then, round by round, of the plain Python functions they
+  // reach (compile-time helpers). Plain functions nothing reaches are never walked.
   std::vector<BodyRefs> refs(p.defs.size());
   std::vector<std::string> hashes(p.defs.size());
-  support::parallel_for(
-      p.defs.size(),
-      [&](size_t d) {
-        refs[d] = analyze_body(p, static_cast<DefId>(d));
-        if (options.keys && p.defs[d].role != DefRole::plain) {
-          hashes[d] = source_hash(p.module_of(static_cast<DefId>(d)), p.defs[d]);
+  std::vector<uint8_t> done(p.defs.size(), 0);
+  std::vector<DefId> round;
+  for (DefId d = 0; d < static_cast<DefId>(p.defs.size()); ++d) {
+    if (p.defs[d].role != DefRole::plain) {
+      round.push_back(d);
+    }
+  }
+  while (!round.empty()) {
+    for (DefId d : round) {
+      done[d] = 1;
+    }
+    support::parallel_for(
+        round.size(),
+        [&](size_t i) {
+          DefId d = round[i];
+          refs[d] = analyze_body(p, d);
+          if (options.keys && p.defs[d].role != DefRole::plain) {
+            hashes[d] = source_hash(p.module_of(d), p.defs[d]);
+          }
+        },
+        options.jobs);
+    std::vector<DefId> next;
+    for (DefId d : round) {
+      for (const CalleeRef& c : refs[d].callees) {
+        if (c.def != k_none && done[c.def] == 0) {
+          done[c.def] = 1;
+          next.push_back(c.def);
         }
-      },
-      options.jobs);
+      }
+    }
+    round = std::move(next);
+  }
   timer.mark("bodies+tokens");
 
   // The field members of each compound class, once per class (not per kernel).

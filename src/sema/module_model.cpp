@@ -86,6 +86,7 @@ public:
 
   void run() {
     const ast::Module& mod = *m_module.parsed->module;
+    m_module.bindings.reserve(2 * mod.body.size + 8);
     block(mod.body, false, "", k_none);
     finish_flags();
   }
