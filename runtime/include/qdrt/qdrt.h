@@ -1,0 +1,172 @@
+/* qdrt/qdrt.h: the C API of libqdrt, the runtime that opens a qdbuild store (a directory or a
+ * pack) and launches its compiled kernels. Plain C, opaque handles, status codes; nothing
+ * throws across it. docs/runtime.md describes it with examples.
+ *
+ *   qdrt_store* store;
+ *   if (qdrt_open("kernels.qdpack", NULL, &store) != QDRT_OK) { puts(qdrt_last_error()); ... }
+ *   qdrt_kernel* k;
+ *   qdrt_get_kernel(store, "physics:advance", &k);
+ *   int64_t n = 1024;
+ *   qdrt_value args[2] = {qdrt_array_value(QDRT_DTYPE_F32, x, 1, &n), qdrt_float_value(0.01)};
+ *   qdrt_launch(k, args, 2, NULL);
+ *   qdrt_close(store);
+ *
+ * Threads: every function may be called from any thread. Launches of kernels of one store may run
+ * concurrently; each launch has its own temporaries. A store must not be closed while a call on
+ * it (or on one of its kernels) is in progress.
+ *
+ * Version history: 0.1.0 (qdbuild 0.1.0): first version.
+ */
+#ifndef QDRT_QDRT_H
+#define QDRT_QDRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qdrt/store_format.h"
+#include "qdrt/task_abi.h"
+
+#if defined(QDRT_BUILDING_LIBRARY)
+#define QDRT_API __attribute__((visibility("default")))
+#else
+#define QDRT_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QDRT_VERSION_MAJOR 0
+#define QDRT_VERSION_MINOR 1
+#define QDRT_VERSION_PATCH 0
+/* (major << 16) | (minor << 8) | patch of the headers; compare with qdrt_version(). */
+#define QDRT_VERSION ((QDRT_VERSION_MAJOR << 16) | (QDRT_VERSION_MINOR << 8) | QDRT_VERSION_PATCH)
+
+typedef enum qdrt_status {
+  QDRT_OK = 0,
+  QDRT_ERROR_INVALID_ARGUMENT = 1, /* a NULL handle, bad option: the caller's programming error */
+  QDRT_ERROR_NOT_FOUND = 2,        /* no such store file, kernel id or target */
+  QDRT_ERROR_IO = 3,               /* reading a file failed */
+  QDRT_ERROR_CORRUPT = 4,          /* the index, a pack or an object is damaged */
+  QDRT_ERROR_VERSION = 5,          /* a format or ABI version this runtime does not read */
+  QDRT_ERROR_LOAD = 6,             /* a module could not be loaded or lacks a symbol */
+  QDRT_ERROR_NO_INSTANCE = 7,      /* no built instance matches the arguments */
+  QDRT_ERROR_ARGUMENT = 8,         /* an argument does not fit the kernel (dtype, shape, ...) */
+  QDRT_ERROR_OUT_OF_MEMORY = 9,
+  QDRT_ERROR_INTERNAL = 10
+} qdrt_status;
+
+/* QDRT_VERSION of the library (may differ from the headers'). */
+QDRT_API uint32_t qdrt_version(void);
+QDRT_API const char* qdrt_version_string(void);
+/* "QDRT_ERROR_ARGUMENT", ...; never NULL. */
+QDRT_API const char* qdrt_status_name(qdrt_status status);
+/* The message of the last failed call on this thread ("" if none); valid until the next call
+ * into libqdrt on this thread. Messages name the kernel, argument, file or symbol involved. */
+QDRT_API const char* qdrt_last_error(void);
+
+typedef struct qdrt_store qdrt_store;
+typedef struct qdrt_kernel qdrt_kernel;
+
+#define QDRT_OPEN_LAZY 1u /* load each module on the first launch that needs it */
+
+typedef struct qdrt_open_options {
+  uint32_t struct_size; /* sizeof(qdrt_open_options) */
+  uint32_t flags;       /* QDRT_OPEN_* */
+  int32_t num_threads;  /* range-task threads, the caller included; <= 0: $QDRT_NUM_THREADS,
+                           else every core */
+  uint32_t reserved;
+} qdrt_open_options;
+
+/* Opens a directory store (DIR with DIR/index.qdi), an index file or a pack. Without
+ * QDRT_OPEN_LAZY (the default, options may be NULL) every CPU module is loaded and checked
+ * now, so a damaged store fails here. */
+QDRT_API qdrt_status qdrt_open(const char* path, const qdrt_open_options* options,
+                               qdrt_store** out);
+/* Unloads everything; NULL is allowed. Kernel handles die with their store. */
+QDRT_API void qdrt_close(qdrt_store* store);
+
+/* The distinct kernel ids (module:qualname), sorted; the pointers live as long as the store. */
+QDRT_API size_t qdrt_kernel_count(const qdrt_store* store);
+QDRT_API const char* qdrt_kernel_id(const qdrt_store* store, size_t i);
+
+/* Resolves a kernel id. Unknown ids fail with QDRT_ERROR_NOT_FOUND and a did-you-mean. */
+QDRT_API qdrt_status qdrt_get_kernel(qdrt_store* store, const char* kernel_id, qdrt_kernel** out);
+/* The kernel's built CPU instances (canonical instance strings), in index order. */
+QDRT_API size_t qdrt_kernel_instance_count(const qdrt_kernel* kernel);
+QDRT_API const char* qdrt_kernel_instance(const qdrt_kernel* kernel, size_t i);
+QDRT_API const char* qdrt_kernel_name(const qdrt_kernel* kernel);
+
+/* --- arguments ------------------------------------------------------------------------------ */
+
+#define QDRT_VALUE_NONE 0u
+#define QDRT_VALUE_ARRAY 1u /* data, dtype, ndim, shape (and strides) */
+#define QDRT_VALUE_INT 2u   /* i */
+#define QDRT_VALUE_FLOAT 3u /* f */
+#define QDRT_VALUE_BOOL 4u  /* i (0 or 1) */
+#define QDRT_VALUE_TEXT 5u  /* text: a template value compared verbatim with the instance's */
+
+/* One argument, in parameter order (template parameters included: they select the instance).
+ * An array's shape holds the ndarray's ndim extents followed by the element dims of a vector /
+ * matrix dtype; its data must be C-contiguous (strides NULL or the C-contiguous byte strides)
+ * and aligned for the dtype. */
+typedef struct qdrt_value {
+  uint32_t kind;  /* QDRT_VALUE_* */
+  uint32_t dtype; /* arrays: QDRT_DTYPE_* of the scalar elements; results: the dtype */
+  int32_t ndim;   /* arrays: entries in shape */
+  uint32_t reserved;
+  void* data;
+  const int64_t* shape;
+  const int64_t* strides; /* bytes; NULL: C-contiguous */
+  int64_t i;
+  double f;
+  const char* text;
+} qdrt_value;
+
+static inline qdrt_value qdrt_array_value(uint32_t dtype, void* data, int32_t ndim,
+                                          const int64_t* shape) {
+  qdrt_value v = {QDRT_VALUE_ARRAY, dtype, ndim, 0, data, shape, NULL, 0, 0.0, NULL};
+  return v;
+}
+static inline qdrt_value qdrt_int_value(int64_t i) {
+  qdrt_value v = {QDRT_VALUE_INT, 0, 0, 0, NULL, NULL, NULL, i, 0.0, NULL};
+  return v;
+}
+static inline qdrt_value qdrt_float_value(double f) {
+  qdrt_value v = {QDRT_VALUE_FLOAT, 0, 0, 0, NULL, NULL, NULL, 0, f, NULL};
+  return v;
+}
+static inline qdrt_value qdrt_bool_value(int b) {
+  qdrt_value v = {QDRT_VALUE_BOOL, 0, 0, 0, NULL, NULL, NULL, b ? 1 : 0, 0.0, NULL};
+  return v;
+}
+static inline qdrt_value qdrt_text_value(const char* text) {
+  qdrt_value v = {QDRT_VALUE_TEXT, 0, 0, 0, NULL, NULL, NULL, 0, 0.0, text};
+  return v;
+}
+
+/* Picks the instance the arguments select, validates every argument, runs the tasks in order
+ * and, when `result` is not NULL, stores the return value there (kind QDRT_VALUE_INT, FLOAT or
+ * BOOL with its dtype; QDRT_VALUE_NONE for a kernel without one). */
+QDRT_API qdrt_status qdrt_launch(qdrt_kernel* kernel, const qdrt_value* args, size_t arg_count,
+                                 qdrt_value* result);
+
+/* --- observations --------------------------------------------------------------------------- */
+
+typedef struct qdrt_observations {
+  uint32_t struct_size; /* sizeof(qdrt_observations), set by the caller */
+  uint32_t loaded;      /* 1 when the module of `instance` is loaded */
+  uint64_t launches;    /* successful launches of the kernel (all instances) */
+  uint64_t fallbacks;   /* launches that met aliased arrays ([PER_OFFLOAD][FALLBACK]) */
+  const char* instance; /* the last launched instance, else the first built one */
+  const char* object;   /* hex SHA-256 address of that instance's module object ("" if none) */
+  const char* target;   /* the target of the entry that ran last ("cpu" or "cpu+whole") */
+} qdrt_observations;
+
+QDRT_API qdrt_status qdrt_kernel_observations(const qdrt_kernel* kernel, qdrt_observations* out);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* QDRT_QDRT_H */

@@ -1,0 +1,158 @@
+// The C API (qdrt/qdrt.h) over the runtime's C++ core: handles, status codes and the per-thread
+// last-error message. Nothing throws (the runtime is built without exceptions).
+#include <cstring>
+#include <string>
+
+#include "common.hpp"
+#include "store.hpp"
+
+struct qdrt_store {
+  qdrt::Store impl;
+};
+
+namespace {
+
+thread_local std::string t_error;
+
+qdrt_status fail(const qdrt::Status& s) {
+  t_error = s.message;
+  return s.code;
+}
+
+qdrt_status fail(qdrt_status code, const char* message) {
+  t_error = message;
+  return code;
+}
+
+qdrt::Kernel* impl(qdrt_kernel* k) { return reinterpret_cast<qdrt::Kernel*>(k); }
+const qdrt::Kernel* impl(const qdrt_kernel* k) { return reinterpret_cast<const qdrt::Kernel*>(k); }
+
+}  // namespace
+
+extern "C" {
+
+QDRT_API uint32_t qdrt_version(void) { return QDRT_VERSION; }
+
+QDRT_API const char* qdrt_version_string(void) { return "0.1.0"; }
+
+QDRT_API const char* qdrt_status_name(qdrt_status status) {
+  switch (status) {
+    case QDRT_OK: return "QDRT_OK";
+    case QDRT_ERROR_INVALID_ARGUMENT: return "QDRT_ERROR_INVALID_ARGUMENT";
+    case QDRT_ERROR_NOT_FOUND: return "QDRT_ERROR_NOT_FOUND";
+    case QDRT_ERROR_IO: return "QDRT_ERROR_IO";
+    case QDRT_ERROR_CORRUPT: return "QDRT_ERROR_CORRUPT";
+    case QDRT_ERROR_VERSION: return "QDRT_ERROR_VERSION";
+    case QDRT_ERROR_LOAD: return "QDRT_ERROR_LOAD";
+    case QDRT_ERROR_NO_INSTANCE: return "QDRT_ERROR_NO_INSTANCE";
+    case QDRT_ERROR_ARGUMENT: return "QDRT_ERROR_ARGUMENT";
+    case QDRT_ERROR_OUT_OF_MEMORY: return "QDRT_ERROR_OUT_OF_MEMORY";
+    case QDRT_ERROR_INTERNAL: return "QDRT_ERROR_INTERNAL";
+  }
+  return "QDRT_ERROR_UNKNOWN";
+}
+
+QDRT_API const char* qdrt_last_error(void) { return t_error.c_str(); }
+
+QDRT_API qdrt_status qdrt_open(const char* path, const qdrt_open_options* options,
+                               qdrt_store** out) {
+  if (path == nullptr || out == nullptr) {
+    return fail(QDRT_ERROR_INVALID_ARGUMENT, "qdrt_open: path and out must not be NULL");
+  }
+  *out = nullptr;
+  qdrt::OpenOptions o;
+  if (options != nullptr) {
+    if (options->struct_size < sizeof(qdrt_open_options)) {
+      return fail(QDRT_ERROR_INVALID_ARGUMENT,
+                  "qdrt_open: options->struct_size must be sizeof(qdrt_open_options)");
+    }
+    if ((options->flags & ~QDRT_OPEN_LAZY) != 0) {
+      return fail(QDRT_ERROR_INVALID_ARGUMENT, "qdrt_open: unknown flags");
+    }
+    o.lazy = (options->flags & QDRT_OPEN_LAZY) != 0;
+    o.threads = options->num_threads;
+  }
+  auto* store = new (std::nothrow) qdrt_store;
+  if (store == nullptr) {
+    return fail(QDRT_ERROR_OUT_OF_MEMORY, "qdrt_open: out of memory");
+  }
+  if (qdrt::Status s = store->impl.open(path, o); !s.ok()) {
+    delete store;
+    return fail(s);
+  }
+  *out = store;
+  return QDRT_OK;
+}
+
+QDRT_API void qdrt_close(qdrt_store* store) { delete store; }
+
+QDRT_API size_t qdrt_kernel_count(const qdrt_store* store) {
+  return store == nullptr ? 0 : store->impl.kernel_ids().size();
+}
+
+QDRT_API const char* qdrt_kernel_id(const qdrt_store* store, size_t i) {
+  if (store == nullptr || i >= store->impl.kernel_ids().size()) {
+    return nullptr;
+  }
+  return store->impl.kernel_ids()[i].c_str();
+}
+
+QDRT_API qdrt_status qdrt_get_kernel(qdrt_store* store, const char* kernel_id, qdrt_kernel** out) {
+  if (store == nullptr || kernel_id == nullptr || out == nullptr) {
+    return fail(QDRT_ERROR_INVALID_ARGUMENT, "qdrt_get_kernel: NULL store, id or out");
+  }
+  *out = nullptr;
+  qdrt::Kernel* k = nullptr;
+  if (qdrt::Status s = store->impl.kernel(kernel_id, k); !s.ok()) {
+    return fail(s);
+  }
+  *out = reinterpret_cast<qdrt_kernel*>(k);
+  return QDRT_OK;
+}
+
+QDRT_API size_t qdrt_kernel_instance_count(const qdrt_kernel* kernel) {
+  return kernel == nullptr ? 0 : impl(kernel)->instances.size();
+}
+
+QDRT_API const char* qdrt_kernel_instance(const qdrt_kernel* kernel, size_t i) {
+  if (kernel == nullptr || i >= impl(kernel)->instances.size()) {
+    return nullptr;
+  }
+  return impl(kernel)->instances[i]->instance.c_str();
+}
+
+QDRT_API const char* qdrt_kernel_name(const qdrt_kernel* kernel) {
+  return kernel == nullptr ? nullptr : impl(kernel)->id.c_str();
+}
+
+QDRT_API qdrt_status qdrt_launch(qdrt_kernel* kernel, const qdrt_value* args, size_t arg_count,
+                                 qdrt_value* result) {
+  if (kernel == nullptr) {
+    return fail(QDRT_ERROR_INVALID_ARGUMENT, "qdrt_launch: kernel is NULL");
+  }
+  if (qdrt::Status s = qdrt::launch(*impl(kernel), args, arg_count, result); !s.ok()) {
+    return fail(s);
+  }
+  return QDRT_OK;
+}
+
+QDRT_API qdrt_status qdrt_kernel_observations(const qdrt_kernel* kernel, qdrt_observations* out) {
+  if (kernel == nullptr || out == nullptr || out->struct_size < sizeof(qdrt_observations)) {
+    return fail(QDRT_ERROR_INVALID_ARGUMENT,
+                "qdrt_kernel_observations: NULL kernel or out, or out->struct_size too small");
+  }
+  const qdrt::Kernel& k = *impl(kernel);
+  const qdrt::Instance* inst = k.last.load(std::memory_order_relaxed);
+  if (inst == nullptr && !k.instances.empty()) {
+    inst = k.instances.front().get();
+  }
+  out->launches = k.launches.load(std::memory_order_relaxed);
+  out->fallbacks = k.fallbacks.load(std::memory_order_relaxed);
+  out->loaded = inst != nullptr && inst->ready.load(std::memory_order_acquire) ? 1 : 0;
+  out->instance = inst != nullptr ? inst->instance.c_str() : "";
+  out->object = inst != nullptr ? inst->object_hex.c_str() : "";
+  out->target = inst != nullptr ? inst->target.c_str() : "";
+  return QDRT_OK;
+}
+
+}  // extern "C"

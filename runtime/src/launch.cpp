@@ -1,0 +1,508 @@
+// One launch: pick the instance the arguments select, validate and bind every argument to the
+// task ABI (qdrt/task_abi.h), check aliasing, then run the tasks in order with per-launch
+// temporaries and result buffer.
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "store.hpp"
+
+namespace qdrt {
+
+namespace {
+
+constexpr size_t k_inline_args = 16;
+constexpr size_t k_inline_temps = 256;
+
+// The per-launch argument block: small kernels live on the launching thread's stack.
+struct Frame {
+  const void* ptrs_inline[k_inline_args];
+  qdrt_array arrays_inline[k_inline_args];
+  uint64_t scalars_inline[k_inline_args];
+  std::vector<const void*> ptrs_heap;
+  std::vector<qdrt_array> arrays_heap;
+  std::vector<uint64_t> scalars_heap;
+  const void** ptrs = ptrs_inline;
+  qdrt_array* arrays = arrays_inline;
+  uint64_t* scalars = scalars_inline;
+
+  void reserve(size_t n) {
+    if (n > k_inline_args) {
+      ptrs_heap.resize(n);
+      arrays_heap.resize(n);
+      scalars_heap.resize(n);
+      ptrs = ptrs_heap.data();
+      arrays = arrays_heap.data();
+      scalars = scalars_heap.data();
+    }
+  }
+};
+
+struct TempsCache {
+  void* data = nullptr;
+  size_t capacity = 0;
+  ~TempsCache() { std::free(data); }
+  void* get(size_t n) {
+    if (n > capacity) {
+      std::free(data);
+      capacity = (n + 4095) & ~size_t{4095};
+      data = std::aligned_alloc(64, capacity);
+      if (data == nullptr) {
+        capacity = 0;
+      }
+    }
+    return data;
+  }
+};
+
+uint16_t float_to_half(float value) {
+  uint32_t x;
+  std::memcpy(&x, &value, 4);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t exp = (x >> 23) & 0xffu;
+  uint32_t mant = x & 0x7fffffu;
+  if (exp == 0xff) {
+    return static_cast<uint16_t>(sign | 0x7c00u | (mant != 0 ? 0x200u : 0));
+  }
+  int e = static_cast<int>(exp) - 127 + 15;
+  if (e >= 0x1f) {
+    return static_cast<uint16_t>(sign | 0x7c00u);
+  }
+  if (e <= 0) {
+    if (e < -10) {
+      return static_cast<uint16_t>(sign);
+    }
+    mant |= 0x800000u;
+    uint32_t shift = static_cast<uint32_t>(14 - e);
+    uint32_t half = mant >> shift;
+    uint32_t rem = mant & ((1u << shift) - 1);
+    uint32_t mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1u) != 0)) {
+      ++half;
+    }
+    return static_cast<uint16_t>(sign | half);
+  }
+  uint32_t half = (static_cast<uint32_t>(e) << 10) | (mant >> 13);
+  uint32_t rem = mant & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u) != 0)) {
+    ++half;  // may carry into the exponent, which rounds up correctly (to inf at the top)
+  }
+  return static_cast<uint16_t>(sign | half);
+}
+
+double half_to_double(uint16_t h) {
+  int exp = (h >> 10) & 0x1f;
+  int mant = h & 0x3ff;
+  double v;
+  if (exp == 0) {
+    v = std::ldexp(mant, -24);
+  } else if (exp == 31) {
+    v = mant != 0 ? std::numeric_limits<double>::quiet_NaN()
+                  : std::numeric_limits<double>::infinity();
+  } else {
+    v = std::ldexp(mant + 1024, exp - 25);
+  }
+  return (h & 0x8000) != 0 ? -v : v;
+}
+
+std::string type_text(const qdrt_index_argument& a) {
+  if (a.kind == QDRT_ARG_TEMPLATE) {
+    return "template";
+  }
+  std::string t = dtype_name(a.dtype);
+  if (a.element_rank > 0) {
+    t += "[";
+    for (uint32_t i = 0; i < a.element_rank; ++i) {
+      t += (i > 0 ? "," : "") + std::to_string(a.element_shape[i]);
+    }
+    t += "]";
+  }
+  if (a.kind == QDRT_ARG_NDARRAY) {
+    return "ndarray(" + t + ", " + std::to_string(a.ndim) + ")";
+  }
+  return t;
+}
+
+std::string value_text(const qdrt_value& v) {
+  switch (v.kind) {
+    case QDRT_VALUE_ARRAY: {
+      std::string s = std::string(dtype_name(v.dtype)) + " array of shape (";
+      for (int32_t i = 0; v.shape != nullptr && i < v.ndim && i < 16; ++i) {
+        s += std::to_string(v.shape[i]) + (v.ndim == 1 ? "," : i + 1 < v.ndim ? ", " : "");
+      }
+      return s + ")";
+    }
+    case QDRT_VALUE_INT: return "int " + std::to_string(v.i);
+    case QDRT_VALUE_FLOAT: return "float " + template_repr(v);
+    case QDRT_VALUE_BOOL: return v.i != 0 ? "bool True" : "bool False";
+    case QDRT_VALUE_TEXT: return "text '" + template_repr(v) + "'";
+    case QDRT_VALUE_NONE: return "None";
+    default: return "a value of unknown kind " + std::to_string(v.kind);
+  }
+}
+
+bool int_fits(int64_t i, uint32_t dtype) {
+  switch (dtype) {
+    case QDRT_DTYPE_I8: return i >= INT8_MIN && i <= INT8_MAX;
+    case QDRT_DTYPE_I16: return i >= INT16_MIN && i <= INT16_MAX;
+    case QDRT_DTYPE_I32: return i >= INT32_MIN && i <= INT32_MAX;
+    case QDRT_DTYPE_I64: return true;
+    case QDRT_DTYPE_U8: return i >= 0 && i <= UINT8_MAX;
+    case QDRT_DTYPE_U16: return i >= 0 && i <= UINT16_MAX;
+    case QDRT_DTYPE_U32: return i >= 0 && i <= UINT32_MAX;
+    case QDRT_DTYPE_U64: return i >= 0;
+    case QDRT_DTYPE_U1: return i == 0 || i == 1;
+    default: return false;
+  }
+}
+
+// Stores a scalar argument as its dtype into `slot`; "" or why it does not fit.
+std::string bind_scalar(const qdrt_index_argument& a, const qdrt_value& v, uint64_t& slot) {
+  slot = 0;
+  if (v.kind != QDRT_VALUE_INT && v.kind != QDRT_VALUE_FLOAT && v.kind != QDRT_VALUE_BOOL) {
+    return "expected a " + std::string(dtype_name(a.dtype)) + " scalar, got " + value_text(v);
+  }
+  if (dtype_is_float(a.dtype)) {
+    double d = v.kind == QDRT_VALUE_FLOAT ? v.f : static_cast<double>(v.i);
+    if (a.dtype == QDRT_DTYPE_F64) {
+      std::memcpy(&slot, &d, 8);
+    } else if (a.dtype == QDRT_DTYPE_F32) {
+      float f = static_cast<float>(d);
+      std::memcpy(&slot, &f, 4);
+    } else {
+      uint16_t h = float_to_half(static_cast<float>(d));
+      std::memcpy(&slot, &h, 2);
+    }
+    return {};
+  }
+  if (v.kind == QDRT_VALUE_FLOAT) {
+    return "expected " + std::string(dtype_name(a.dtype)) + ", got " + value_text(v) +
+           " (an integer parameter takes no float)";
+  }
+  if (!int_fits(v.i, a.dtype)) {
+    return std::to_string(v.i) + " is out of range for " + dtype_name(a.dtype);
+  }
+  std::memcpy(&slot, &v.i, dtype_size(a.dtype));  // little-endian: the low bytes
+  return {};
+}
+
+std::string bind_array(const qdrt_index_argument& a, const qdrt_value& v, qdrt_array& out,
+                       const char*& begin, size_t& bytes) {
+  std::string want = type_text(a);
+  if (v.kind != QDRT_VALUE_ARRAY) {
+    return "expected an array (" + want + "), got " + value_text(v);
+  }
+  if (v.dtype != a.dtype) {
+    return "expected dtype " + std::string(dtype_name(a.dtype)) + ", got " + dtype_name(v.dtype) +
+           " (" + want + ")";
+  }
+  int32_t ndim = static_cast<int32_t>(a.ndim + a.element_rank);
+  if (v.ndim != ndim) {
+    std::string m = "expected " + std::to_string(ndim) + " dimensions (" + want;
+    if (a.element_rank > 0) {
+      m += ": " + std::to_string(a.ndim) + " array dims + " + std::to_string(a.element_rank) +
+           " element dims";
+    }
+    return m + "), got " + std::to_string(v.ndim) + " (" + value_text(v) + ")";
+  }
+  if (ndim > 0 && v.shape == nullptr) {
+    return "the array has no shape";
+  }
+  uint64_t count = 1;
+  bool overflow = false;
+  for (int32_t d = 0; d < ndim; ++d) {
+    if (v.shape[d] < 0) {
+      return "negative extent " + std::to_string(v.shape[d]) + " in dimension " + std::to_string(d);
+    }
+    if (static_cast<uint32_t>(d) >= a.ndim) {
+      uint32_t want_dim = a.element_shape[d - a.ndim];
+      if (static_cast<uint64_t>(v.shape[d]) != want_dim) {
+        return "element shape mismatch in dimension " + std::to_string(d) + ": expected " +
+               std::to_string(want_dim) + ", got " + std::to_string(v.shape[d]) + " (" + want +
+               ", got " + value_text(v) + ")";
+      }
+    }
+    overflow = overflow || __builtin_mul_overflow(count, static_cast<uint64_t>(v.shape[d]), &count);
+  }
+  uint64_t itemsize = dtype_size(a.dtype);
+  uint64_t total = 0;
+  if (overflow || __builtin_mul_overflow(count, itemsize, &total) ||
+      total > static_cast<uint64_t>(INT64_MAX)) {
+    return "the array's size overflows";
+  }
+  if (v.strides != nullptr) {
+    int64_t expect = static_cast<int64_t>(itemsize);
+    for (int32_t d = ndim - 1; d >= 0; --d) {
+      if (v.shape[d] != 1 && v.strides[d] != expect && count > 0) {
+        return "the array is not C-contiguous (stride " + std::to_string(v.strides[d]) +
+               " bytes in dimension " + std::to_string(d) + ", expected " + std::to_string(expect) +
+               "); pass a contiguous copy";
+      }
+      expect *= v.shape[d];
+    }
+  }
+  if (count > 0) {
+    if (v.data == nullptr) {
+      return "the array's data pointer is NULL";
+    }
+    if (reinterpret_cast<uintptr_t>(v.data) % itemsize != 0) {
+      return "the array's data is not aligned for " + std::string(dtype_name(a.dtype)) +
+             " (address % " + std::to_string(itemsize) + " != 0)";
+    }
+  }
+  out.data = v.data;
+  for (uint32_t d = 0; d < QDRT_MAX_NDIM; ++d) {
+    out.shape[d] = d < a.ndim ? v.shape[d] : 0;
+  }
+  begin = static_cast<const char*>(v.data);
+  bytes = count > 0 ? static_cast<size_t>(total) : 0;
+  return {};
+}
+
+struct Mismatch {
+  std::string why;
+  bool selects = false;  // a template value: the instance does not exist rather than misuse
+};
+
+// Binds args to the instance; false with `m` when they do not fit.
+bool bind(const Instance& inst, const qdrt_value* args, Frame& f, Mismatch& m) {
+  size_t p = 0;
+  for (size_t i = 0; i < inst.args.size(); ++i) {
+    const ArgInfo& arg = inst.args[i];
+    const qdrt_index_argument& a = arg.index;
+    const qdrt_value& v = args[i];
+    std::string why;
+    if (a.kind == QDRT_ARG_TEMPLATE) {
+      std::string have = template_repr(v);
+      auto it = inst.params.find(arg.name);
+      if (v.kind == QDRT_VALUE_ARRAY || v.kind == QDRT_VALUE_NONE) {
+        why = "template parameter takes a value (int, float, bool or text), got " + value_text(v);
+      } else if (it == inst.params.end() || it->second != have) {
+        m.selects = true;
+        why = "template value " + have + " (the instance has " +
+              (it == inst.params.end() ? std::string("none") : it->second) + ")";
+      }
+    } else if (a.kind == QDRT_ARG_SCALAR) {
+      why = bind_scalar(a, v, f.scalars[p]);
+      f.ptrs[p] = &f.scalars[p];
+      ++p;
+    } else {
+      const char* begin = nullptr;
+      size_t bytes = 0;
+      why = bind_array(a, v, f.arrays[p], begin, bytes);
+      f.ptrs[p] = &f.arrays[p];
+      ++p;
+    }
+    if (!why.empty()) {
+      m.why = "argument '" + arg.name + "': " + why;
+      return false;
+    }
+  }
+  return true;
+}
+
+// The first pair of ndarray arguments whose bytes overlap, as "'a' and 'b'", or "".
+std::string aliased(const Instance& inst, const qdrt_value* args) {
+  for (size_t i = 0; i < inst.args.size(); ++i) {
+    if (inst.args[i].index.kind != QDRT_ARG_NDARRAY) {
+      continue;
+    }
+    const qdrt_value& a = args[i];
+    size_t abytes = dtype_size(a.dtype);
+    for (int32_t d = 0; d < a.ndim; ++d) {
+      abytes *= static_cast<size_t>(a.shape[d]);
+    }
+    for (size_t j = i + 1; j < inst.args.size(); ++j) {
+      if (inst.args[j].index.kind != QDRT_ARG_NDARRAY) {
+        continue;
+      }
+      const qdrt_value& b = args[j];
+      size_t bbytes = dtype_size(b.dtype);
+      for (int32_t d = 0; d < b.ndim; ++d) {
+        bbytes *= static_cast<size_t>(b.shape[d]);
+      }
+      auto pa = reinterpret_cast<uintptr_t>(a.data);
+      auto pb = reinterpret_cast<uintptr_t>(b.data);
+      if (abytes > 0 && bbytes > 0 && pa < pb + bbytes && pb < pa + abytes) {
+        return "'" + inst.args[i].name + "' and '" + inst.args[j].name + "'";
+      }
+    }
+  }
+  return {};
+}
+
+Status run(Kernel& k, Instance& inst, const Frame& f, qdrt_value* result) {
+  if (Status s = k.store->ensure_loaded(inst); !s.ok()) {
+    return s;
+  }
+  alignas(64) unsigned char small[k_inline_temps];
+  void* temps = small;
+  if (inst.temps_size > k_inline_temps) {
+    thread_local TempsCache cache;
+    temps = cache.get(inst.temps_size);
+    if (temps == nullptr) {
+      return Status::error(QDRT_ERROR_OUT_OF_MEMORY, "kernel '" + k.id + "': cannot allocate " +
+                                                         std::to_string(inst.temps_size) +
+                                                         " bytes of temporaries");
+    }
+  }
+  std::memset(temps, 0, inst.temps_size);
+  alignas(16) unsigned char res[16] = {};
+  qdrt_launch_context ctx{f.ptrs, temps, res};
+  for (const TaskInfo& t : inst.tasks) {
+    if (t.kind == QDRT_TASK_SERIAL) {
+      t.fn(&ctx, 0, 1);
+      continue;
+    }
+    int64_t n = t.extent(&ctx);
+    if (debug_enabled()) {
+      log_debug("kernel '%s': range task %s over %" PRId64 " iterations (grain %u)", k.id.c_str(),
+                t.name.c_str(), n, t.launch.grain);
+    }
+    if (n > 0) {
+      int64_t grain = t.launch.grain > 0 ? t.launch.grain : 1;
+      if (n <= grain) {
+        t.fn(&ctx, 0, n);
+      } else {
+        k.store->pool().run(t.fn, &ctx, n, grain);
+      }
+    }
+  }
+  if (result != nullptr) {
+    *result = qdrt_value{};
+    result->dtype = inst.result_dtype;
+    uint32_t d = inst.result_dtype;
+    if (d == QDRT_DTYPE_NONE) {
+      result->kind = QDRT_VALUE_NONE;
+    } else if (d == QDRT_DTYPE_F64) {
+      result->kind = QDRT_VALUE_FLOAT;
+      std::memcpy(&result->f, res, 8);
+    } else if (d == QDRT_DTYPE_F32) {
+      float x;
+      std::memcpy(&x, res, 4);
+      result->kind = QDRT_VALUE_FLOAT;
+      result->f = x;
+    } else if (d == QDRT_DTYPE_F16) {
+      uint16_t h;
+      std::memcpy(&h, res, 2);
+      result->kind = QDRT_VALUE_FLOAT;
+      result->f = half_to_double(h);
+    } else {
+      result->kind = d == QDRT_DTYPE_U1 ? QDRT_VALUE_BOOL : QDRT_VALUE_INT;
+      switch (dtype_size(d)) {
+        case 1: result->i = dtype_is_signed(d) ? *reinterpret_cast<int8_t*>(res) : res[0]; break;
+        case 2: {
+          uint16_t u;
+          std::memcpy(&u, res, 2);
+          result->i = dtype_is_signed(d) ? static_cast<int16_t>(u) : u;
+          break;
+        }
+        case 4: {
+          uint32_t u;
+          std::memcpy(&u, res, 4);
+          result->i = dtype_is_signed(d) ? static_cast<int32_t>(u) : u;
+          break;
+        }
+        default: std::memcpy(&result->i, res, 8); break;
+      }
+    }
+  }
+  return {};
+}
+
+std::string signature_text(const Instance& inst) {
+  std::string s;
+  for (const ArgInfo& a : inst.args) {
+    s += (s.empty() ? "" : ", ") + a.name;
+  }
+  return s;
+}
+
+}  // namespace
+
+Status launch(Kernel& k, const qdrt_value* args, size_t count, qdrt_value* result) {
+  if (k.instances.empty()) {
+    std::string m = "kernel '" + k.id + "' has no CPU instance in the store";
+    if (!k.other_targets.empty()) {
+      m += " (built for:";
+      for (const std::string& t : k.other_targets) {
+        m += " " + t;
+      }
+      m += ")";
+    }
+    return Status::error(QDRT_ERROR_NOT_FOUND, m);
+  }
+  const Instance& first = *k.instances.front();
+  if (count != first.args.size()) {
+    return Status::error(QDRT_ERROR_ARGUMENT,
+                         "kernel '" + k.id + "' takes " + std::to_string(first.args.size()) +
+                             " argument" + (first.args.size() == 1 ? "" : "s") + " (" +
+                             signature_text(first) + "), got " + std::to_string(count));
+  }
+  if (count > 0 && args == nullptr) {
+    return Status::error(QDRT_ERROR_INVALID_ARGUMENT, "kernel '" + k.id + "': args is NULL");
+  }
+  Frame frame;
+  frame.reserve(first.passed);
+  Instance* chosen = nullptr;
+  std::string reasons;
+  bool single_misuse = false;
+  Mismatch first_mismatch;
+  for (size_t i = 0; i < k.instances.size(); ++i) {
+    Mismatch m;
+    if (bind(*k.instances[i], args, frame, m)) {
+      chosen = k.instances[i].get();
+      break;
+    }
+    if (i == 0) {
+      first_mismatch = m;
+    }
+    reasons += "\n  '" + k.instances[i]->instance + "': " + m.why;
+    single_misuse = k.instances.size() == 1 && !m.selects;
+  }
+  if (chosen == nullptr) {
+    if (single_misuse) {
+      return Status::error(QDRT_ERROR_ARGUMENT, "kernel '" + k.id + "': " + first_mismatch.why);
+    }
+    return Status::error(QDRT_ERROR_NO_INSTANCE,
+                         "kernel '" + k.id + "': no built instance matches the arguments; " +
+                             std::to_string(k.instances.size()) + " built instance" +
+                             (k.instances.size() == 1 ? "" : "s") + ":" + reasons);
+  }
+  Instance* run_inst = chosen;
+  if (chosen->whole != nullptr || chosen->tasks.size() > 1) {
+    std::string pair = aliased(*chosen, args);
+    if (!pair.empty()) {
+      k.fallbacks.fetch_add(1, std::memory_order_relaxed);
+      if (chosen->whole != nullptr) {
+        run_inst = chosen->whole;
+      }
+      if (!k.warned.exchange(true)) {
+        std::fprintf(stderr,
+                     "[PER_OFFLOAD][FALLBACK] %s: arguments %s share memory; %s (warned once)\n",
+                     k.id.c_str(), pair.c_str(),
+                     chosen->whole != nullptr
+                         ? "running the whole-kernel variant"
+                         : "no whole-kernel variant was built, running the split tasks, whose "
+                           "result may differ from the unsplit kernel");
+      }
+    }
+  }
+  if (debug_enabled()) {
+    log_debug("launch '%s' instance '%s' (%s, %zu tasks)", k.id.c_str(), run_inst->instance.c_str(),
+              run_inst->target.c_str(), run_inst->tasks.size());
+  }
+  if (Status s = run(k, *run_inst, frame, result); !s.ok()) {
+    return s;
+  }
+  k.last.store(run_inst, std::memory_order_relaxed);
+  k.launches.fetch_add(1, std::memory_order_relaxed);
+  return {};
+}
+
+}  // namespace qdrt

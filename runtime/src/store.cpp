@@ -1,0 +1,396 @@
+#include "store.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+namespace qdrt {
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Launch metadata and argument sizes this runtime accepts (far above what codegen emits).
+constexpr uint64_t k_max_temps = uint64_t{1} << 30;
+
+// A whole-kernel variant runs with the arguments bound for its split entry: same layout only.
+bool same_arguments(const Instance& a, const Instance& b) {
+  if (a.args.size() != b.args.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.args.size(); ++i) {
+    const qdrt_index_argument& x = a.args[i].index;
+    const qdrt_index_argument& y = b.args[i].index;
+    if (x.kind != y.kind || x.dtype != y.dtype || x.ndim != y.ndim ||
+        x.element_rank != y.element_rank ||
+        std::memcmp(x.element_shape, y.element_shape, sizeof x.element_shape) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int resolve_threads(int requested) {
+  if (requested > 0) {
+    return std::min(requested, 1024);
+  }
+  if (const char* env = std::getenv("QDRT_NUM_THREADS"); env != nullptr && *env != '\0') {
+    int n = std::atoi(env);
+    if (n > 0) {
+      return std::min(n, 1024);
+    }
+    log_warning(std::string("ignoring QDRT_NUM_THREADS='") + env + "' (not a positive integer)");
+  }
+  unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : static_cast<int>(hw);
+}
+
+std::map<std::string, std::string, std::less<>> parse_instance(std::string_view s) {
+  std::map<std::string, std::string, std::less<>> out;
+  size_t start = 0;
+  int depth = 0;
+  char quote = 0;
+  auto add = [&](std::string_view part) {
+    while (!part.empty() && part.front() == ' ') {
+      part.remove_prefix(1);
+    }
+    size_t eq = part.find('=');
+    if (eq != std::string_view::npos) {
+      out.emplace(std::string(part.substr(0, eq)), std::string(part.substr(eq + 1)));
+    }
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (quote != 0) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == quote) {
+        quote = 0;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      add(s.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  add(s.substr(start));
+  return out;
+}
+
+std::string template_repr(const qdrt_value& v) {
+  switch (v.kind) {
+    case QDRT_VALUE_INT: return std::to_string(v.i);
+    case QDRT_VALUE_BOOL: return v.i != 0 ? "True" : "False";
+    case QDRT_VALUE_TEXT: return v.text != nullptr ? v.text : "";
+    case QDRT_VALUE_FLOAT: {
+      double f = v.f;
+      if (f != f) {
+        return "nan";
+      }
+      if (f == __builtin_inf() || f == -__builtin_inf()) {
+        return f > 0 ? "inf" : "-inf";
+      }
+      // Python's repr: the shortest round-trip digits, fixed for 1e-4 <= |f| < 1e16.
+      char buf[64];
+      auto r = std::to_chars(buf, buf + sizeof buf, f, std::chars_format::scientific);
+      std::string sci(buf, r.ptr);
+      size_t e = sci.find('e');
+      int exp = std::atoi(sci.c_str() + e + 1);
+      std::string digits;
+      bool neg = sci[0] == '-';
+      for (size_t i = neg ? 1 : 0; i < e; ++i) {
+        if (sci[i] != '.') {
+          digits += sci[i];
+        }
+      }
+      std::string out = neg ? "-" : "";
+      if (exp >= -4 && exp < 16) {
+        if (exp < 0) {
+          out += "0." + std::string(static_cast<size_t>(-exp - 1), '0') + digits;
+        } else if (static_cast<size_t>(exp) + 1 >= digits.size()) {
+          out += digits + std::string(static_cast<size_t>(exp) + 1 - digits.size(), '0') + ".0";
+        } else {
+          out += digits.substr(0, static_cast<size_t>(exp) + 1) + "." +
+                 digits.substr(static_cast<size_t>(exp) + 1);
+        }
+        return out;
+      }
+      out += digits.substr(0, 1);
+      if (digits.size() > 1) {
+        out += "." + digits.substr(1);
+      }
+      char tail[16];
+      std::snprintf(tail, sizeof tail, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+      return out + tail;
+    }
+    default: return "<none>";
+  }
+}
+
+Status Store::open(const std::string& path, const OpenOptions& options) {
+  auto t0 = std::chrono::steady_clock::now();
+  m_options = options;
+  if (Status s = m_file.open(path); !s.ok()) {
+    return s;
+  }
+  for (uint32_t i = 0; i < m_file.entry_count(); ++i) {
+    std::string_view id = m_file.blob(m_file.entry(i).kernel_id);
+    if (m_ids.empty() || m_ids.back() != id) {
+      m_ids.emplace_back(id);
+      m_first_entry.push_back(i);
+      m_entry_count.push_back(0);
+    }
+    ++m_entry_count.back();
+  }
+  m_kernels.resize(m_ids.size());
+  log_debug("opened %s '%s': %u entries, %zu kernels, %u objects (%.3f ms)",
+            m_file.packed() ? "pack" : "store", m_file.name().c_str(), m_file.entry_count(),
+            m_ids.size(), m_file.header().object_count, ms_since(t0));
+  if (!options.lazy) {
+    for (const std::string& id : m_ids) {
+      Kernel* k = nullptr;
+      if (Status s = kernel(id, k); !s.ok()) {
+        return s;
+      }
+      for (auto* list : {&k->instances, &k->wholes}) {
+        for (auto& inst : *list) {
+          if (Status s = ensure_loaded(*inst); !s.ok()) {
+            return s;
+          }
+        }
+      }
+    }
+    log_debug("eager open: every CPU module loaded (%.3f ms)", ms_since(t0));
+  }
+  return {};
+}
+
+Status Store::kernel(std::string_view id, Kernel*& out) {
+  auto it = std::lower_bound(m_ids.begin(), m_ids.end(), id);
+  if (it == m_ids.end() || *it != id) {
+    std::string m = "no kernel '" + std::string(id) + "' in " +
+                    (m_file.packed() ? "pack '" : "store '") + m_file.name() + "'";
+    // did you mean: the closest id by edit distance, or one with the same qualname.
+    size_t best = SIZE_MAX;
+    const std::string* pick = nullptr;
+    for (const std::string& k : m_ids) {
+      size_t d = edit_distance(id, k);
+      std::string_view q = std::string_view(k).substr(k.find(':') + 1);
+      if (q == id || (id.find(':') != std::string_view::npos && q == id.substr(id.find(':') + 1))) {
+        d = 0;
+      }
+      if (d < best) {
+        best = d;
+        pick = &k;
+      }
+    }
+    if (pick != nullptr && best <= std::max<size_t>(3, id.size() / 3)) {
+      m += "; did you mean '" + *pick + "'?";
+    } else if (m_ids.empty()) {
+      m += " (it holds no kernels)";
+    }
+    return Status::error(QDRT_ERROR_NOT_FOUND, m);
+  }
+  size_t index = static_cast<size_t>(it - m_ids.begin());
+  std::lock_guard<std::mutex> lock(m_kernels_mutex);
+  if (!m_kernels[index]) {
+    std::unique_ptr<Kernel> k;
+    if (Status s = build_kernel(index, k); !s.ok()) {
+      return s;
+    }
+    m_kernels[index] = std::move(k);
+  }
+  out = m_kernels[index].get();
+  return {};
+}
+
+Status Store::build_kernel(size_t index, std::unique_ptr<Kernel>& out) {
+  auto k = std::make_unique<Kernel>();
+  k->store = this;
+  k->id = m_ids[index];
+  for (uint32_t e = m_first_entry[index]; e < m_first_entry[index] + m_entry_count[index]; ++e) {
+    std::string_view target = m_file.blob(m_file.entry(e).target);
+    bool whole = target.size() == k_cpu_target.size() + k_whole_suffix.size() &&
+                 target.starts_with(k_cpu_target) && target.ends_with(k_whole_suffix);
+    if (target != k_cpu_target && !whole) {
+      if (std::find(k->other_targets.begin(), k->other_targets.end(), target) ==
+          k->other_targets.end()) {
+        k->other_targets.emplace_back(target);
+      }
+      continue;
+    }
+    auto inst = std::make_unique<Instance>();
+    if (Status s = build_instance(e, *inst); !s.ok()) {
+      return s;
+    }
+    (whole ? k->wholes : k->instances).push_back(std::move(inst));
+  }
+  for (auto& w : k->wholes) {
+    for (auto& i : k->instances) {
+      if (i->instance == w->instance && same_arguments(*i, *w)) {
+        i->whole = w.get();
+      }
+    }
+  }
+  out = std::move(k);
+  return {};
+}
+
+Status Store::build_instance(uint32_t e, Instance& out) {
+  qdrt_index_entry entry = m_file.entry(e);
+  out.entry = e;
+  out.instance = m_file.blob(entry.instance);
+  out.target = m_file.blob(entry.target);
+  out.params = parse_instance(out.instance);
+  out.module_object = entry.module_object;
+  std::string what = "kernel '" + std::string(m_file.blob(entry.kernel_id)) + "' instance '" +
+                     out.instance + "' (" + out.target + ")";
+  if (entry.module_object == QDRT_NO_OBJECT) {
+    return Status::error(QDRT_ERROR_CORRUPT, what + " has no module object in the index");
+  }
+  out.object_hex = m_file.object_hex(entry.module_object);
+  for (uint32_t a = 0; a < entry.argument_count; ++a) {
+    ArgInfo info;
+    info.index = m_file.argument(entry.first_argument + a);
+    info.name = m_file.blob(info.index.name);
+    const qdrt_index_argument& ia = info.index;
+    if (ia.kind != QDRT_ARG_TEMPLATE &&
+        (dtype_size(ia.dtype) == 0 || ia.ndim + ia.element_rank > QDRT_MAX_NDIM ||
+         (ia.kind == QDRT_ARG_SCALAR && (ia.ndim != 0 || ia.element_rank != 0)))) {
+      return Status::error(QDRT_ERROR_CORRUPT, what + ": argument '" + info.name +
+                                                   "' has an unusable type in the index");
+    }
+    if (ia.kind != QDRT_ARG_TEMPLATE) {
+      ++out.passed;
+    }
+    out.args.push_back(std::move(info));
+  }
+  if (entry.task_count == 0) {
+    return Status::error(QDRT_ERROR_CORRUPT, what + " has no tasks");
+  }
+  for (uint32_t t = 0; t < entry.task_count; ++t) {
+    qdrt_index_task it = m_file.task(entry.first_task + t);
+    TaskInfo task;
+    task.name = m_file.blob(it.name);
+    task.kind = it.kind;
+    std::string_view meta = m_file.blob(it.launch_metadata);
+    if (task.name.empty() || task.name.find('\0') != std::string::npos) {
+      return Status::error(QDRT_ERROR_CORRUPT,
+                           what + ": task " + std::to_string(t) + " has an invalid name");
+    }
+    if (meta.size() != sizeof(qdrt_task_launch)) {
+      return Status::error(QDRT_ERROR_CORRUPT, what + ": task '" + task.name + "' has " +
+                                                   std::to_string(meta.size()) +
+                                                   " bytes of launch metadata (expected " +
+                                                   std::to_string(sizeof(qdrt_task_launch)) + ")");
+    }
+    std::memcpy(&task.launch, meta.data(), sizeof task.launch);
+    const qdrt_task_launch& l = task.launch;
+    if (l.abi_version != QDRT_TASK_ABI_VERSION) {
+      return Status::error(QDRT_ERROR_VERSION,
+                           what + ": task '" + task.name + "' has launch metadata version " +
+                               std::to_string(l.abi_version) + "; this libqdrt reads version " +
+                               std::to_string(QDRT_TASK_ABI_VERSION));
+    }
+    if (t == 0) {
+      out.temps_size = l.temps_size;
+      out.result_dtype = l.result_dtype;
+      out.result_size = l.result_size;
+    } else if (l.temps_size != out.temps_size || l.result_dtype != out.result_dtype ||
+               l.result_size != out.result_size) {
+      return Status::error(QDRT_ERROR_CORRUPT, what + ": its tasks disagree on the kernel-wide "
+                                                      "launch metadata (temps, result)");
+    }
+    if (l.temps_size > k_max_temps ||
+        (l.result_dtype == QDRT_DTYPE_NONE ? l.result_size != 0
+                                           : l.result_size != dtype_size(l.result_dtype))) {
+      return Status::error(QDRT_ERROR_CORRUPT,
+                           what + ": task '" + task.name + "' has unusable launch metadata");
+    }
+    out.tasks.push_back(std::move(task));
+  }
+  return {};
+}
+
+Status Store::load_module(uint32_t object, Module*& out) {
+  std::lock_guard<std::mutex> lock(m_modules_mutex);
+  auto it = m_modules.find(object);
+  if (it != m_modules.end()) {
+    out = it->second.get();
+    return {};
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  std::string code;
+  if (Status s = m_file.read_object(object, code); !s.ok()) {
+    return s;
+  }
+  double read_ms = ms_since(t0);
+  auto module = std::make_unique<Module>();
+  std::string hex = m_file.object_hex(object);
+  if (Status s = module->load(code, hex); !s.ok()) {
+    return s;
+  }
+  log_debug("loaded module %s (%zu bytes; read+verify+decompress %.3f ms, memfd+dlopen %.3f ms)",
+            hex.c_str(), code.size(), read_ms, ms_since(t0) - read_ms);
+  out = module.get();
+  m_modules.emplace(object, std::move(module));
+  return {};
+}
+
+Status Store::ensure_loaded(Instance& inst) {
+  if (inst.ready.load(std::memory_order_acquire)) {
+    return {};
+  }
+  std::lock_guard<std::mutex> lock(inst.load_mutex);
+  if (inst.ready.load(std::memory_order_relaxed)) {
+    return {};
+  }
+  Module* module = nullptr;
+  if (Status s = load_module(inst.module_object, module); !s.ok()) {
+    return s;
+  }
+  std::string what = "kernel '" + std::string(m_file.blob(m_file.entry(inst.entry).kernel_id)) +
+                     "' instance '" + inst.instance + "'";
+  for (TaskInfo& t : inst.tasks) {
+    t.fn = reinterpret_cast<qdrt_task_fn>(module->symbol(t.name));
+    if (t.fn == nullptr) {
+      return Status::error(QDRT_ERROR_LOAD, what + ": module " + inst.object_hex +
+                                                " has no task symbol '" + t.name + "'");
+    }
+    if (t.kind == QDRT_TASK_RANGE) {
+      std::string ext = t.name + QDRT_EXTENT_SUFFIX;
+      t.extent = reinterpret_cast<qdrt_extent_fn>(module->symbol(ext));
+      if (t.extent == nullptr) {
+        return Status::error(QDRT_ERROR_LOAD, what + ": module " + inst.object_hex +
+                                                  " has no extent symbol '" + ext +
+                                                  "' for range task '" + t.name + "'");
+      }
+    }
+  }
+  log_debug("%s (%s): %zu tasks resolved in module %s", what.c_str(), inst.target.c_str(),
+            inst.tasks.size(), inst.object_hex.c_str());
+  inst.ready.store(true, std::memory_order_release);
+  return {};
+}
+
+ThreadPool& Store::pool() {
+  std::call_once(m_pool_once, [this] {
+    int n = resolve_threads(m_options.threads);
+    log_debug("thread pool: %d threads", n);
+    m_pool = std::make_unique<ThreadPool>(n);
+  });
+  return *m_pool;
+}
+
+}  // namespace qdrt

@@ -1,0 +1,117 @@
+// The runtime's model of an opened store: kernels by id, their instances (one index entry each on
+// the CPU target) with parsed launch metadata, the loaded modules (each distinct module object
+// once per store) and the thread pool.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common.hpp"
+#include "module.hpp"
+#include "qdrt/task_abi.h"
+#include "store_file.hpp"
+#include "thread_pool.hpp"
+
+namespace qdrt {
+
+inline constexpr std::string_view k_cpu_target = "cpu";
+inline constexpr std::string_view k_whole_suffix = "+whole";
+
+struct TaskInfo {
+  std::string name;
+  uint32_t kind = QDRT_TASK_RANGE;
+  qdrt_task_launch launch{};
+  qdrt_task_fn fn = nullptr;
+  qdrt_extent_fn extent = nullptr;
+};
+
+struct ArgInfo {
+  std::string name;
+  qdrt_index_argument index{};
+};
+
+class Store;
+
+struct Instance {
+  uint32_t entry = 0;
+  std::string instance;  // canonical instance string
+  std::string target;
+  std::map<std::string, std::string, std::less<>> params;  // parsed from `instance`
+  std::vector<ArgInfo> args;                               // parameter order
+  size_t passed = 0;                                       // arguments passed to the code
+  std::vector<TaskInfo> tasks;
+  uint64_t temps_size = 0;
+  uint32_t result_dtype = QDRT_DTYPE_NONE;
+  uint32_t result_size = 0;
+  uint32_t module_object = QDRT_NO_OBJECT;
+  std::string object_hex;
+  Instance* whole = nullptr;  // the "+whole" variant of the same instance, if built
+
+  std::mutex load_mutex;
+  std::atomic<bool> ready{false};
+};
+
+struct Kernel {
+  Store* store = nullptr;
+  std::string id;
+  std::vector<std::unique_ptr<Instance>> instances;  // target "cpu"
+  std::vector<std::unique_ptr<Instance>> wholes;     // target "cpu+whole"
+  std::vector<std::string> other_targets;
+  std::atomic<uint64_t> launches{0};
+  std::atomic<uint64_t> fallbacks{0};
+  std::atomic<Instance*> last{nullptr};
+  std::atomic<bool> warned{false};
+};
+
+struct OpenOptions {
+  bool lazy = false;
+  int threads = 0;  // <= 0: QDRT_NUM_THREADS, else all cores
+};
+
+class Store {
+public:
+  Status open(const std::string& path, const OpenOptions& options);
+
+  const std::vector<std::string>& kernel_ids() const { return m_ids; }
+  // Resolves (and on first use builds) a kernel.
+  Status kernel(std::string_view id, Kernel*& out);
+  // Loads the instance's module and resolves its tasks (once; thread-safe).
+  Status ensure_loaded(Instance& instance);
+  ThreadPool& pool();
+  const StoreFile& file() const { return m_file; }
+
+private:
+  Status build_kernel(size_t id_index, std::unique_ptr<Kernel>& out);
+  Status build_instance(uint32_t entry, Instance& out);
+  Status load_module(uint32_t object, Module*& out);
+
+  StoreFile m_file;
+  OpenOptions m_options;
+  std::vector<std::string> m_ids;
+  std::vector<uint32_t> m_first_entry;  // per id
+  std::vector<uint32_t> m_entry_count;  // per id
+  std::mutex m_kernels_mutex;
+  std::vector<std::unique_ptr<Kernel>> m_kernels;  // per id, built on first use
+  std::mutex m_modules_mutex;
+  std::map<uint32_t, std::unique_ptr<Module>> m_modules;
+  std::once_flag m_pool_once;
+  std::unique_ptr<ThreadPool> m_pool;
+};
+
+// Splits a canonical instance string "a=ndarray(f32, 1), k=3" into its top-level name=value
+// parts (commas inside brackets and quotes do not split).
+std::map<std::string, std::string, std::less<>> parse_instance(std::string_view instance);
+// A Python-style repr of a template value passed as an argument ("3", "0.5", "True", text).
+std::string template_repr(const qdrt_value& v);
+// Thread count from the option, QDRT_NUM_THREADS, or the number of cores.
+int resolve_threads(int requested);
+
+// Runs a launch (launch.cpp).
+Status launch(Kernel& kernel, const qdrt_value* args, size_t count, qdrt_value* result);
+
+}  // namespace qdrt

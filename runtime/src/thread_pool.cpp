@@ -1,0 +1,94 @@
+#include "thread_pool.hpp"
+
+#include <algorithm>
+
+namespace qdrt {
+
+ThreadPool::ThreadPool(int threads) {
+  for (int i = 1; i < threads; ++i) {
+    m_workers.emplace_back([this] { worker_loop(); });
+  }
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_stop = true;
+  }
+  m_work.notify_all();
+  for (std::thread& t : m_workers) {
+    t.join();
+  }
+}
+
+void ThreadPool::work(Job& job) {
+  for (;;) {
+    int64_t c = job.next.fetch_add(1, std::memory_order_relaxed);
+    if (c >= job.chunks) {
+      return;
+    }
+    int64_t begin = c * job.chunk;
+    int64_t end = std::min(job.n, begin + job.chunk);
+    job.fn(job.ctx, begin, end);
+  }
+}
+
+void ThreadPool::run(qdrt_task_fn fn, const qdrt_launch_context* ctx, int64_t n, int64_t grain) {
+  if (n <= 0) {
+    return;
+  }
+  int64_t threads = static_cast<int64_t>(m_workers.size()) + 1;
+  grain = std::max<int64_t>(grain, 1);
+  // About four chunks per thread balances uneven iterations; never below the grain.
+  int64_t chunk = std::max(grain, (n + threads * 4 - 1) / (threads * 4));
+  int64_t chunks = (n + chunk - 1) / chunk;
+  if (threads == 1 || chunks == 1) {
+    fn(ctx, 0, n);
+    return;
+  }
+  Job job{fn, ctx, n, chunk, chunks};
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_jobs.push_back(&job);
+  }
+  if (chunks - 1 >= static_cast<int64_t>(m_workers.size())) {
+    m_work.notify_all();
+  } else {
+    for (int64_t i = 0; i < chunks - 1; ++i) {
+      m_work.notify_one();
+    }
+  }
+  work(job);
+  std::unique_lock<std::mutex> lock(m_mutex);
+  // No worker may pick the job up any more; wait for those inside it (each finishes the chunk
+  // it claimed before it leaves).
+  auto it = std::find(m_jobs.begin(), m_jobs.end(), &job);
+  if (it != m_jobs.end()) {
+    m_jobs.erase(it);
+  }
+  m_done.wait(lock, [&] { return job.users == 0; });
+}
+
+void ThreadPool::worker_loop() {
+  std::unique_lock<std::mutex> lock(m_mutex);
+  for (;;) {
+    m_work.wait(lock, [&] { return m_stop || !m_jobs.empty(); });
+    if (m_stop) {
+      return;
+    }
+    Job* job = m_jobs.front();
+    if (job->next.load(std::memory_order_relaxed) >= job->chunks) {
+      m_jobs.pop_front();  // exhausted: its launcher removes nothing then
+      continue;
+    }
+    ++job->users;
+    lock.unlock();
+    work(*job);
+    lock.lock();
+    if (--job->users == 0) {
+      m_done.notify_all();
+    }
+  }
+}
+
+}  // namespace qdrt
