@@ -1,0 +1,326 @@
+"""qdrt: run kernels from a qdbuild store (standard library + ctypes only).
+
+    import qdrt
+    store = qdrt.open("kernels.qdpack")          # a directory store or a pack; lazy=True to
+    store.kernels()                              # load modules on first use
+    advance = store.kernel("physics:advance")
+    advance(pos, vel, 0.01)                      # C-contiguous buffers (numpy, array.array,
+    advance.observations                         # memoryview with shape/format) and scalars
+
+Arrays: the buffer's format gives the dtype, its shape the ndarray's dims plus the element dims
+of vector/matrix dtypes. Template parameters are passed like any argument (they select the
+instance). A kernel returns its return value or None. Errors are qdrt.Error subclasses carrying
+libqdrt's message. QDRT_LIBRARY names the libqdrt.so to use; otherwise the in-tree
+build/lib/libqdrt.so, then the system's. docs/runtime.md has the details.
+"""
+
+import ctypes
+import os
+
+__all__ = ["open", "Store", "Kernel", "Error", "ArgumentError", "NoInstanceError",
+           "NotFoundError", "CorruptStoreError", "VersionError", "LoadError", "StoreIOError"]
+
+
+class Error(Exception):
+    """A libqdrt failure; `status` is the C status name, str() the runtime's message."""
+
+    def __init__(self, message, status="QDRT_ERROR_INTERNAL"):
+        super().__init__(message)
+        self.status = status
+
+
+class ArgumentError(Error, TypeError):
+    """An argument does not fit the kernel (dtype, ndim, shape, contiguity, count)."""
+
+
+class NoInstanceError(Error, TypeError):
+    """No built instance matches the arguments; the message lists the built ones."""
+
+
+class NotFoundError(Error, LookupError):
+    """No such store, kernel (the message has a did-you-mean) or target."""
+
+
+class CorruptStoreError(Error):
+    """The index, a pack or an object is damaged."""
+
+
+class VersionError(Error):
+    """A format or ABI version this libqdrt does not read."""
+
+
+class LoadError(Error):
+    """A module could not be loaded or lacks a symbol."""
+
+
+class StoreIOError(Error, OSError):
+    """Reading a store file failed."""
+
+
+_ERRORS = {1: ("QDRT_ERROR_INVALID_ARGUMENT", Error), 2: ("QDRT_ERROR_NOT_FOUND", NotFoundError),
+           3: ("QDRT_ERROR_IO", StoreIOError), 4: ("QDRT_ERROR_CORRUPT", CorruptStoreError),
+           5: ("QDRT_ERROR_VERSION", VersionError), 6: ("QDRT_ERROR_LOAD", LoadError),
+           7: ("QDRT_ERROR_NO_INSTANCE", NoInstanceError), 8: ("QDRT_ERROR_ARGUMENT", ArgumentError),
+           9: ("QDRT_ERROR_OUT_OF_MEMORY", Error), 10: ("QDRT_ERROR_INTERNAL", Error)}
+
+# QDRT_DTYPE_* codes (qdrt/store_format.h) by struct-module format character.
+_DTYPES = {"b": 1, "h": 2, "i": 3, "q": 4, "B": 5, "H": 6, "I": 7, "Q": 8, "e": 9, "f": 10,
+           "d": 11, "?": 12}
+_LONG = {"l": "q" if ctypes.sizeof(ctypes.c_long) == 8 else "i",
+         "L": "Q" if ctypes.sizeof(ctypes.c_long) == 8 else "I"}
+_NAMES = {1: "i8", 2: "i16", 3: "i32", 4: "i64", 5: "u8", 6: "u16", 7: "u32", 8: "u64",
+          9: "f16", 10: "f32", 11: "f64", 12: "u1"}
+
+_VALUE_NONE, _VALUE_ARRAY, _VALUE_INT, _VALUE_FLOAT, _VALUE_BOOL, _VALUE_TEXT = range(6)
+_OPEN_LAZY = 1
+_MAX_NDIM = 12  # array dims + element dims accepted from a buffer
+
+
+class _Value(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_uint32), ("dtype", ctypes.c_uint32), ("ndim", ctypes.c_int32),
+                ("reserved", ctypes.c_uint32), ("data", ctypes.c_void_p),
+                ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("i", ctypes.c_int64),
+                ("f", ctypes.c_double), ("text", ctypes.c_char_p)]
+
+
+class _OpenOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("flags", ctypes.c_uint32),
+                ("num_threads", ctypes.c_int32), ("reserved", ctypes.c_uint32)]
+
+
+class _Observations(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("loaded", ctypes.c_uint32),
+                ("launches", ctypes.c_uint64), ("fallbacks", ctypes.c_uint64),
+                ("instance", ctypes.c_char_p), ("object", ctypes.c_char_p),
+                ("target", ctypes.c_char_p)]
+
+
+def _library_path():
+    env = os.environ.get("QDRT_LIBRARY")
+    if env:
+        return env
+    here = os.path.dirname(os.path.abspath(__file__))
+    in_tree = os.path.normpath(os.path.join(here, "..", "..", "..", "build", "lib", "libqdrt.so"))
+    if os.path.exists(in_tree):
+        return in_tree
+    return "libqdrt.so.0"  # the installed one, through the dynamic linker's search
+
+
+_lib = None
+
+
+def _load():
+    global _lib
+    if _lib is not None:
+        return _lib
+    path = _library_path()
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as e:
+        raise Error("cannot load libqdrt from '%s': %s (set QDRT_LIBRARY)" % (path, e),
+                    "QDRT_ERROR_LOAD") from None
+    vp, sz, st = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int
+    sigs = {
+        "qdrt_version": (ctypes.c_uint32, []),
+        "qdrt_last_error": (ctypes.c_char_p, []),
+        "qdrt_open": (st, [ctypes.c_char_p, ctypes.POINTER(_OpenOptions), ctypes.POINTER(vp)]),
+        "qdrt_close": (None, [vp]),
+        "qdrt_kernel_count": (sz, [vp]),
+        "qdrt_kernel_id": (ctypes.c_char_p, [vp, sz]),
+        "qdrt_get_kernel": (st, [vp, ctypes.c_char_p, ctypes.POINTER(vp)]),
+        "qdrt_kernel_instance_count": (sz, [vp]),
+        "qdrt_kernel_instance": (ctypes.c_char_p, [vp, sz]),
+        "qdrt_launch": (st, [vp, ctypes.POINTER(_Value), sz, ctypes.POINTER(_Value)]),
+        "qdrt_kernel_observations": (st, [vp, ctypes.POINTER(_Observations)]),
+    }
+    for name, (res, args) in sigs.items():
+        f = getattr(lib, name)
+        f.restype, f.argtypes = res, args
+    _lib = lib
+    return lib
+
+
+def _raise(status):
+    name, cls = _ERRORS.get(status, ("QDRT_ERROR_UNKNOWN", Error))
+    raise cls(_lib.qdrt_last_error().decode("utf-8", "replace"), name)
+
+
+def version():
+    """libqdrt's version as (major, minor, patch)."""
+    v = _load().qdrt_version()
+    return (v >> 16, (v >> 8) & 0xFF, v & 0xFF)
+
+
+def open(path, lazy=False, num_threads=0):  # noqa: A001 (the documented name)
+    """Opens a directory store or a pack. lazy=False loads every CPU module now."""
+    return Store(path, lazy, num_threads)
+
+
+class Store:
+    def __init__(self, path, lazy=False, num_threads=0):
+        lib = _load()
+        self._handle = None
+        opts = _OpenOptions(ctypes.sizeof(_OpenOptions), _OPEN_LAZY if lazy else 0,
+                            int(num_threads), 0)
+        h = ctypes.c_void_p()
+        st = lib.qdrt_open(os.fsencode(path), ctypes.byref(opts), ctypes.byref(h))
+        if st != 0:
+            _raise(st)
+        self._handle = h
+        self._kernels = {}
+        self.path = path
+
+    def close(self):
+        """Unloads everything; the store's kernels must not be called afterwards."""
+        if self._handle is not None:
+            _lib.qdrt_close(self._handle)
+            self._handle = None
+            self._kernels = {}
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _live(self):
+        if self._handle is None:
+            raise Error("the store is closed", "QDRT_ERROR_INVALID_ARGUMENT")
+        return self._handle
+
+    def kernels(self):
+        """The kernel ids (module:qualname), sorted."""
+        h = self._live()
+        return [_lib.qdrt_kernel_id(h, i).decode() for i in range(_lib.qdrt_kernel_count(h))]
+
+    def kernel(self, kernel_id):
+        """The callable kernel; NotFoundError (with a did-you-mean) for unknown ids."""
+        k = self._kernels.get(kernel_id)
+        if k is None:
+            out = ctypes.c_void_p()
+            st = _lib.qdrt_get_kernel(self._live(), kernel_id.encode(), ctypes.byref(out))
+            if st != 0:
+                _raise(st)
+            k = self._kernels[kernel_id] = Kernel(self, kernel_id, out)
+        return k
+
+
+def _array_value(obj, keep):
+    try:
+        mv = memoryview(obj)
+    except TypeError:
+        return None
+    fmt = mv.format.lstrip("@=<")
+    fmt = _LONG.get(fmt, fmt)
+    if mv.format[:1] in (">", "!") or fmt not in _DTYPES:
+        raise ArgumentError("unsupported buffer format '%s' (expected one of %s, native byte "
+                            "order)" % (mv.format, " ".join(sorted(_DTYPES))), "QDRT_ERROR_ARGUMENT")
+    if not mv.c_contiguous:
+        raise ArgumentError("the array is not C-contiguous (shape %s, strides %s); pass a "
+                            "contiguous copy" % (mv.shape, mv.strides), "QDRT_ERROR_ARGUMENT")
+    if mv.readonly:
+        # Kernels may store to any array argument: a read-only buffer is refused, not copied.
+        raise ArgumentError("the array is read-only (kernels may write their array "
+                            "arguments); pass a writable buffer", "QDRT_ERROR_ARGUMENT")
+    shape = (ctypes.c_int64 * max(mv.ndim, 1))(*mv.shape)
+    nbytes = mv.nbytes
+    if nbytes:
+        data = ctypes.addressof(ctypes.c_char.from_buffer(mv))
+    else:
+        data = None
+    keep.append(mv)
+    keep.append(shape)
+    v = _Value()
+    v.kind, v.dtype, v.ndim, v.data = _VALUE_ARRAY, _DTYPES[fmt], mv.ndim, data
+    v.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
+    return v
+
+
+class Kernel:
+    """A kernel of an open store; call it with the kernel's arguments in parameter order."""
+
+    def __init__(self, store, kernel_id, handle):
+        self._store = store
+        self._handle = handle
+        self.id = kernel_id
+
+    @property
+    def instances(self):
+        """The built CPU instances (canonical instance strings)."""
+        h = self._handle
+        return [_lib.qdrt_kernel_instance(h, i).decode()
+                for i in range(_lib.qdrt_kernel_instance_count(h))]
+
+    @property
+    def observations(self):
+        """{'loaded', 'launches', 'fallbacks', 'instance', 'object', 'target'}."""
+        self._store._live()
+        o = _Observations()
+        o.struct_size = ctypes.sizeof(_Observations)
+        st = _lib.qdrt_kernel_observations(self._handle, ctypes.byref(o))
+        if st != 0:
+            _raise(st)
+        return {"loaded": bool(o.loaded), "launches": o.launches, "fallbacks": o.fallbacks,
+                "instance": o.instance.decode(), "object": o.object.decode(),
+                "target": o.target.decode()}
+
+    def __call__(self, *args):
+        self._store._live()
+        n = len(args)
+        values = (_Value * max(n, 1))()
+        keep = []
+        for i, a in enumerate(args):
+            v = values[i]
+            if isinstance(a, bool):
+                v.kind, v.i = _VALUE_BOOL, int(a)
+            elif isinstance(a, int):
+                if not -(1 << 63) <= a < (1 << 63):
+                    raise ArgumentError("argument %d: %d does not fit in 64 bits" % (i, a),
+                                        "QDRT_ERROR_ARGUMENT")
+                v.kind, v.i = _VALUE_INT, a
+            elif isinstance(a, float):
+                v.kind, v.f = _VALUE_FLOAT, a
+            elif isinstance(a, str):
+                b = a.encode()
+                keep.append(b)
+                v.kind, v.text = _VALUE_TEXT, b
+            else:
+                try:
+                    av = _array_value(a, keep)
+                except ArgumentError as e:
+                    raise ArgumentError("kernel '%s': argument %d: %s" % (self.id, i, e),
+                                        e.status) from None
+                if av is None:
+                    # numpy scalars and other number-likes
+                    if hasattr(a, "__index__"):
+                        v.kind, v.i = _VALUE_INT, a.__index__()
+                    elif hasattr(a, "__float__"):
+                        v.kind, v.f = _VALUE_FLOAT, float(a)
+                    else:
+                        raise ArgumentError("argument %d: cannot pass a %s (expected a buffer, "
+                                            "int, float, bool or str)" % (i, type(a).__name__),
+                                            "QDRT_ERROR_ARGUMENT")
+                else:
+                    values[i] = av
+        result = _Value()
+        st = _lib.qdrt_launch(self._handle, values, n, ctypes.byref(result))
+        del keep
+        if st != 0:
+            _raise(st)
+        if result.kind == _VALUE_INT:
+            return result.i
+        if result.kind == _VALUE_FLOAT:
+            return result.f
+        if result.kind == _VALUE_BOOL:
+            return bool(result.i)
+        return None
+
+    def __repr__(self):
+        return "<qdrt.Kernel %s>" % self.id

@@ -1,0 +1,351 @@
+#!/usr/bin/env python3
+"""Python binding tests (stdlib unittest) over the store make_test_store.py builds.
+
+Env: QDRT_TEST_STORE (the --out directory), QDRT_LIBRARY (libqdrt.so). Values are checked
+exactly; hostile use must raise the right qdrt.Error subclass with a clear message, never crash.
+"""
+import array
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+import qdrt  # noqa: E402
+
+STORE = os.environ.get("QDRT_TEST_STORE", os.path.join(HERE, "..", "..", "build",
+                                                       "runtime_test_store"))
+GOOD, PACK, BAD = (os.path.join(STORE, n) for n in ("good", "good.qdpack", "bad"))
+
+try:
+    import numpy
+except ImportError:
+    numpy = None
+
+
+def f32(values):
+    return array.array("f", values)
+
+
+class Values:
+    """Computed values, for a directory store and a pack, eager and lazy (subclasses)."""
+    path, lazy = GOOD, False
+
+    @classmethod
+    def setUpClass(cls):
+        cls.store = qdrt.open(cls.path, lazy=cls.lazy)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.store.close()
+
+    def k(self, name):
+        return self.store.kernel("rt.basic:" + name)
+
+    def test_kernels(self):
+        ids = self.store.kernels()
+        self.assertEqual(len(ids), 12)
+        self.assertIn("rt.basic:saxpy", ids)
+        self.assertEqual(ids, sorted(ids))
+
+    def test_saxpy(self):
+        n = 100000
+        x, y = f32(range(n)), f32([1.0] * n)
+        self.assertIsNone(self.k("saxpy")(2.0, x, y))
+        self.assertEqual(list(y), [2.0 * i + 1.0 for i in range(n)])
+        self.k("saxpy")(1, x, y)  # an int for an f32 scalar
+        self.assertEqual(y[10], 31.0)
+
+    def test_serial_result(self):
+        xs = array.array("q", [i * i - 7 for i in range(1000)])
+        self.assertEqual(self.k("sum_i64")(xs), sum(xs))
+        self.assertEqual(self.k("dot")(f32([1, 2, 3]), f32([4, 5, 6])), 32.0)
+        mask = memoryview(bytearray([1, 0, 1, 1])).cast("?")
+        self.assertEqual(self.k("count_true")(mask, True), 3)
+        self.assertEqual(self.k("count_true")(mask, False), 1)
+
+    def test_temporaries_between_tasks(self):
+        x = array.array("i", [i % 7 for i in range(50001)])
+        out = array.array("i", [-1] * 50001)
+        for _ in range(3):
+            self.assertEqual(self.k("total_fill")(x, out), sum(x))
+        self.assertEqual(set(out), {sum(x)})
+
+    def test_vector_dtype(self):
+        n = 500
+        pos = memoryview(bytearray(4 * 3 * n)).cast("f", (n, 3))
+        vel = memoryview(bytearray(4 * 3 * n)).cast("f", (n, 3))
+        for i in range(n):
+            for c in range(3):
+                pos[i, c] = float(i * 3 + c)
+                vel[i, c] = float(c)
+        self.k("advance")(pos, vel, 0.5)
+        self.assertEqual(pos[7, 2], 7 * 3 + 2 + 1.0)
+        self.assertEqual(pos[0, 0], 0.0)
+
+    def test_instances(self):
+        fill = self.k("fill_k")
+        self.assertEqual(fill.instances, ["out=ndarray(i32, 1), k=2", "out=ndarray(i32, 1), k=3"])
+        out = array.array("i", [0] * 10)
+        for k in (2, 3):
+            fill(out, k)
+            self.assertEqual(list(out), [k * i for i in range(10)])
+        sf, sd = f32([1, 2, 3]), array.array("d", [1, 2, 3])
+        self.k("scale")(sf, 1.5)
+        self.k("scale")(sd, 0.25)
+        self.assertEqual(list(sf), [1.5, 3.0, 4.5])
+        self.assertEqual(list(sd), [0.25, 0.5, 0.75])
+
+    def test_observations(self):
+        k = self.k("noop")
+        before = k.observations
+        self.assertEqual(before["loaded"], not self.lazy or before["launches"] > 0)
+        k(f32([0]), 3)
+        o = k.observations
+        self.assertTrue(o["loaded"])
+        self.assertEqual(o["launches"], before["launches"] + 1)
+        self.assertEqual(o["instance"], "x=ndarray(f32, 1), n=i32")
+        self.assertEqual(len(o["object"]), 64)
+        self.assertEqual(o["target"], "cpu")
+
+    def test_empty_array(self):
+        self.k("saxpy")(1.0, f32([]), f32([]))
+
+    @unittest.skipIf(numpy is None, "numpy is not installed")
+    def test_numpy(self):
+        x = numpy.arange(10, dtype=numpy.float32)
+        y = numpy.ones(10, dtype=numpy.float32)
+        self.k("saxpy")(numpy.float32(2), x, y)
+        self.assertEqual(y.tolist(), [2.0 * i + 1 for i in range(10)])
+        with self.assertRaises(qdrt.ArgumentError):
+            self.k("saxpy")(2.0, x[::2], y[:5])
+
+
+class DirEager(Values, unittest.TestCase):
+    path, lazy = GOOD, False
+
+
+class DirLazy(Values, unittest.TestCase):
+    path, lazy = GOOD, True
+
+
+class PackEager(Values, unittest.TestCase):
+    path, lazy = PACK, False
+
+
+class PackLazy(Values, unittest.TestCase):
+    path, lazy = PACK, True
+
+
+class Hostile(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.store = qdrt.open(GOOD)
+        cls.saxpy = cls.store.kernel("rt.basic:saxpy")
+
+    def raises(self, cls, parts, fn, *args):
+        with self.assertRaises(cls) as cm:
+            fn(*args)
+        for p in parts:
+            self.assertIn(p, str(cm.exception))
+        self.assertIsInstance(cm.exception, qdrt.Error)
+        return cm.exception
+
+    def test_wrong_dtype(self):
+        self.raises(qdrt.ArgumentError, ["argument 'x'", "expected dtype f32, got f64"],
+                    self.saxpy, 1.0, array.array("d", [1]), f32([1]))
+
+    def test_wrong_ndim_and_shape(self):
+        m = memoryview(bytearray(16)).cast("f", (2, 2))
+        self.raises(qdrt.ArgumentError, ["argument 'y'", "expected 1 dimensions", "got 2"],
+                    self.saxpy, 1.0, f32([1]), m)
+        pos = memoryview(bytearray(32)).cast("f", (2, 4))
+        self.raises(qdrt.ArgumentError, ["argument 'pos'", "expected 3, got 4"],
+                    self.store.kernel("rt.basic:advance"), pos, pos, 1.0)
+        self.raises(qdrt.ArgumentError, ["argument 'pos'", "expected 2 dimensions"],
+                    self.store.kernel("rt.basic:advance"), f32([1, 2, 3]), f32([1, 2, 3]), 1.0)
+
+    def test_non_contiguous(self):
+        x = f32(range(8))
+        self.raises(qdrt.ArgumentError, ["argument 1", "not C-contiguous"], self.saxpy, 1.0,
+                    memoryview(x)[::2], f32([0] * 4))
+
+    def test_counts_and_scalars(self):
+        self.raises(qdrt.ArgumentError, ["takes 3 arguments (a, x, y), got 2"], self.saxpy, 1.0,
+                    f32([1]))
+        self.raises(qdrt.ArgumentError, ["got 4"], self.saxpy, 1.0, f32([1]), f32([1]), 5)
+        noop = self.store.kernel("rt.basic:noop")
+        self.raises(qdrt.ArgumentError, ["argument 'n'", "takes no float"], noop, f32([1]), 0.5)
+        self.raises(qdrt.ArgumentError, ["out of range for i32"], noop, f32([1]), 1 << 40)
+        self.raises(qdrt.ArgumentError, ["cannot pass a dict"], noop, f32([1]), {})
+        self.raises(qdrt.ArgumentError, ["read-only"], noop, memoryview(b"abcd").cast("f"), 1)
+        self.raises(qdrt.ArgumentError, ["unsupported buffer format"], noop,
+                    memoryview(bytearray(8)).cast("c"), 1)
+
+    def test_unknown_kernel(self):
+        e = self.raises(qdrt.NotFoundError, ["no kernel 'rt.basic:saxpi'",
+                                             "did you mean 'rt.basic:saxpy'?"],
+                        self.store.kernel, "rt.basic:saxpi")
+        self.assertEqual(e.status, "QDRT_ERROR_NOT_FOUND")
+        self.assertIsInstance(e, LookupError)
+        self.raises(qdrt.NotFoundError, ["no CPU instance", "cuda:sm_90"],
+                    self.store.kernel("rt.basic:gpu_only"), f32([1]))
+
+    def test_missing_instance(self):
+        self.raises(qdrt.NoInstanceError, ["2 built instances", "'out=ndarray(i32, 1), k=2'",
+                                           "'out=ndarray(i32, 1), k=3'", "template value 5"],
+                    self.store.kernel("rt.basic:fill_k"), array.array("i", [0]), 5)
+        self.raises(qdrt.NoInstanceError, ["x=ndarray(f32, 1), s=f64", "x=ndarray(f64, 1), s=f64"],
+                    self.store.kernel("rt.basic:scale"), array.array("i", [0]), 1.0)
+
+    def test_aliasing_fallback_warns_once(self):
+        code = ("import sys, array; sys.path.insert(0, %r); import qdrt\n"
+                "s = qdrt.open(%r)\n"
+                "buf = array.array('f', [1, 2, 3, 4])\n"
+                "k = s.kernel('rt.basic:shift')\n"
+                "print(k(buf, array.array('f', [0] * 4)), k(buf, buf), k(buf, buf), list(buf))\n"
+                "print(k.observations['fallbacks'], k.observations['target'])\n"
+                "n = s.kernel('rt.basic:shift_nowhole')\n"
+                "print(n(buf, buf), n(buf, buf))\n"
+                % (os.path.join(HERE, "..", "python"), GOOD))
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.splitlines(),
+                         ["0 1 1 [3.0, 4.0, 5.0, 6.0]", "2 cpu+whole", "0 0"])
+        warnings = [l for l in p.stderr.splitlines() if l.startswith("[PER_OFFLOAD][FALLBACK]")]
+        self.assertEqual(len(warnings), 2, p.stderr)
+        self.assertIn("rt.basic:shift: arguments 'a' and 'b' share memory; running the "
+                      "whole-kernel variant", warnings[0])
+        self.assertIn("rt.basic:shift_nowhole:", warnings[1])
+        self.assertIn("no whole-kernel variant", warnings[1])
+
+    def test_debug_log(self):
+        code = ("import sys; sys.path.insert(0, %r); import qdrt; qdrt.open(%r)"
+                % (os.path.join(HERE, "..", "python"), PACK))
+        env = dict(os.environ, QDRT_LOG="debug")
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("qdrt: debug: opened pack", p.stderr)
+        self.assertIn("qdrt: debug: loaded module", p.stderr)
+
+    def test_closed_store(self):
+        s = qdrt.open(GOOD, lazy=True)
+        k = s.kernel("rt.basic:noop")
+        s.close()
+        self.raises(qdrt.Error, ["closed"], k, f32([1]), 1)
+
+
+class BadStores(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="qdrt_py_test.")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def copy_good(self):
+        d = os.path.join(self.tmp, "good")
+        shutil.copytree(GOOD, d)
+        return d
+
+    def objects(self, d):
+        out = []
+        for root, _, files in os.walk(os.path.join(d, "objects")):
+            out += [os.path.join(root, f) for f in files if f.endswith(".qdo")]
+        return out
+
+    def test_bad_entries(self):
+        with self.assertRaises(qdrt.VersionError) as cm:
+            qdrt.open(BAD)
+        self.assertIn("task ABI version 2", str(cm.exception))
+        s = qdrt.open(BAD, lazy=True)
+        x = f32([1])
+        for name, cls, part in [("abi_version", qdrt.VersionError, "task ABI version 2"),
+                                ("missing_symbol", qdrt.LoadError, "'no_such_task'"),
+                                ("missing_extent", qdrt.LoadError, "'noop_t0__extent'")]:
+            with self.assertRaises(cls) as cm:
+                s.kernel("rt.bad:" + name)(x)
+            self.assertIn(part, str(cm.exception))
+        with self.assertRaises(qdrt.CorruptStoreError):
+            s.kernel("rt.bad:metadata_size")
+        with self.assertRaises(qdrt.VersionError):
+            s.kernel("rt.bad:metadata_version")
+
+    def test_corrupt_object(self):
+        d = self.copy_good()
+        for path in self.objects(d):
+            with open(path, "r+b") as f:
+                f.seek(-50, os.SEEK_END)
+                b = f.read(1)
+                f.seek(-50, os.SEEK_END)
+                f.write(bytes([b[0] ^ 0x40]))
+        with self.assertRaises(qdrt.CorruptStoreError) as cm:
+            qdrt.open(d)
+        self.assertIn(".qdo' is damaged", str(cm.exception))
+        s = qdrt.open(d, lazy=True)
+        with self.assertRaises(qdrt.CorruptStoreError):
+            s.kernel("rt.basic:noop")(f32([1]), 1)
+
+    def test_truncated_and_missing_object(self):
+        d = self.copy_good()
+        obj = self.objects(d)[0]
+        with open(obj, "r+b") as f:
+            f.truncate(100)
+        with self.assertRaises(qdrt.CorruptStoreError) as cm:
+            qdrt.open(d)
+        self.assertIn("truncated", str(cm.exception))
+        os.remove(obj)
+        with self.assertRaises(qdrt.NotFoundError) as cm:
+            qdrt.open(d)
+        self.assertIn("missing from the store", str(cm.exception))
+
+    def test_damaged_index(self):
+        d = self.copy_good()
+        idx = os.path.join(d, "index.qdi")
+        with open(idx, "rb") as f:
+            data = f.read()
+        for damaged, part in [(data[:len(data) - 8], "truncated"),
+                              (data[:200] + bytes([data[200] ^ 1]) + data[201:], "checksum"),
+                              (b"garbage!" + data[8:], "wrong magic"),
+                              (b"", "truncated")]:
+            with open(idx, "wb") as f:
+                f.write(damaged)
+            with self.assertRaises(qdrt.CorruptStoreError) as cm:
+                qdrt.open(d)
+            self.assertIn(part, str(cm.exception))
+
+    def test_pack_versions_and_damage(self):
+        with open(PACK, "rb") as f:
+            data = bytearray(f.read())
+        p = os.path.join(self.tmp, "x.qdpack")
+
+        def attempt(b, cls, part):
+            with open(p, "wb") as f:
+                f.write(b)
+            with self.assertRaises(cls) as cm:
+                qdrt.open(p)
+            self.assertIn(part, str(cm.exception))
+
+        newer = bytearray(data)
+        newer[8] = 2
+        attempt(newer, qdrt.VersionError, "pack format version 2 is newer than this libqdrt")
+        attempt(data[:len(data) // 2], qdrt.CorruptStoreError, "truncated")
+        flipped = bytearray(data)
+        flipped[30] ^= 0xFF
+        attempt(flipped, qdrt.CorruptStoreError, "header checksum mismatch")
+        flipped = bytearray(data)
+        flipped[-60] ^= 0xFF
+        attempt(flipped, qdrt.CorruptStoreError, "is damaged")
+
+    def test_not_a_store(self):
+        with self.assertRaises(qdrt.NotFoundError):
+            qdrt.open(os.path.join(self.tmp, "nothing"))
+        with self.assertRaises(qdrt.NotFoundError) as cm:
+            qdrt.open(self.tmp)
+        self.assertIn("is not a qdbuild store", str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
