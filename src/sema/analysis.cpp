@@ -495,16 +495,20 @@ Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& o
 
   // The field members of each compound class, once per class (not per kernel).
   std::vector<std::vector<std::string>> class_fields(p.classes.size());
-  for (ClassId c = 0; c < static_cast<ClassId>(p.classes.size()); ++c) {
-    if (p.classes[c].dataclass || is_data_oriented(p, c)) {
-      Param prm;
-      prm.type.kind = p.classes[c].dataclass ? PK::dataclass : PK::data_oriented;
-      prm.type.cls = c;
-      for (std::string& f : compound_layout(p, prm, nullptr).field_members) {
-        class_fields[c].push_back(std::move(f));  // the parameter name is empty: ".member"
-      }
-    }
-  }
+  support::parallel_for(
+      p.classes.size(),
+      [&](size_t i) {
+        ClassId c = static_cast<ClassId>(i);
+        if (p.classes[c].dataclass || is_data_oriented(p, c)) {
+          Param prm;
+          prm.type.kind = p.classes[c].dataclass ? PK::dataclass : PK::data_oriented;
+          prm.type.cls = c;
+          for (std::string& f : compound_layout(p, prm, nullptr).field_members) {
+            class_fields[c].push_back(std::move(f));  // the parameter name is empty: ".member"
+          }
+        }
+      },
+      options.jobs);
   timer.mark("compound classes");
 
   std::vector<DefId> kernels;

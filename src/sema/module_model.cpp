@@ -14,10 +14,6 @@ std::string DefInfo::name() const {
   return dot == std::string::npos ? qualname : qualname.substr(dot + 1);
 }
 
-std::string Program::def_id(DefId d) const {
-  return modules[defs[d].module].name + ":" + defs[d].qualname;
-}
-
 int32_t Program::find_module(std::string_view dotted) const {
   auto it = module_index.find(dotted);
   if (it != module_index.end()) {
@@ -290,35 +286,68 @@ private:
   // Decorated defs inside function bodies (kernels made by factories); which of them are
   // kernels or funcs is decided in finish_flags(), once the module's imports are known.
   void find_nested(const ast::Seq<ast::Stmt*>& body, const std::string& prefix) {
+    std::vector<std::string_view> path;
+    find_nested(body, prefix, path);
+  }
+
+  // `path` holds the qualname components below `prefix` ("f", "<locals>", "C", ...); the
+  // qualname string is only built for a decorated def.
+  void find_nested(const ast::Seq<ast::Stmt*>& body, const std::string& prefix,
+                   std::vector<std::string_view>& path) {
     for (const ast::Stmt* s : body) {
+      const ast::Seq<ast::Stmt*>* inner = nullptr;
+      ast::Identifier name;
+      bool decorated = false;
+      bool is_class = false;
       if (const auto* f = s->as<ast::FunctionDef>()) {
-        if (!f->decorator_list.empty()) {
-          m_nested.push_back({s, prefix + std::string(f->name)});
-        }
-        find_nested(f->body, prefix + std::string(f->name) + ".<locals>.");
+        inner = &f->body;
+        name = f->name;
+        decorated = !f->decorator_list.empty();
       } else if (const auto* f = s->as<ast::AsyncFunctionDef>()) {
-        if (!f->decorator_list.empty()) {
-          m_nested.push_back({s, prefix + std::string(f->name)});
-        }
-        find_nested(f->body, prefix + std::string(f->name) + ".<locals>.");
+        inner = &f->body;
+        name = f->name;
+        decorated = !f->decorator_list.empty();
       } else if (const auto* c = s->as<ast::ClassDef>()) {
-        find_nested(c->body, prefix + std::string(c->name) + ".");
+        inner = &c->body;
+        name = c->name;
+        is_class = true;
       } else if (const auto* n = s->as<ast::If>()) {
-        find_nested(n->body, prefix);
-        find_nested(n->orelse, prefix);
+        find_nested(n->body, prefix, path);
+        find_nested(n->orelse, prefix, path);
       } else if (const auto* n = s->as<ast::For>()) {
-        find_nested(n->body, prefix);
+        find_nested(n->body, prefix, path);
       } else if (const auto* n = s->as<ast::While>()) {
-        find_nested(n->body, prefix);
+        find_nested(n->body, prefix, path);
       } else if (const auto* n = s->as<ast::With>()) {
-        find_nested(n->body, prefix);
+        find_nested(n->body, prefix, path);
       } else if (const auto* n = s->as<ast::Try>()) {
-        find_nested(n->body, prefix);
+        find_nested(n->body, prefix, path);
         for (const ast::ExceptHandler* h : n->handlers) {
-          find_nested(h->body, prefix);
+          find_nested(h->body, prefix, path);
         }
-        find_nested(n->orelse, prefix);
-        find_nested(n->finalbody, prefix);
+        find_nested(n->orelse, prefix, path);
+        find_nested(n->finalbody, prefix, path);
+      }
+      if (inner == nullptr) {
+        continue;
+      }
+      if (decorated) {
+        std::string qualname = prefix;
+        for (std::string_view part : path) {
+          qualname += part;
+          qualname += '.';
+        }
+        qualname += name;
+        m_nested.emplace_back(s, std::move(qualname));
+      }
+      path.push_back(name);
+      if (!is_class) {
+        path.push_back("<locals>");
+      }
+      find_nested(*inner, prefix, path);
+      path.pop_back();
+      if (!is_class) {
+        path.pop_back();
       }
     }
   }
@@ -650,6 +679,10 @@ std::unique_ptr<Program> build_program(const SourceTree& tree, unsigned jobs, bo
     if (m.ok && collect) {
       collect_module(*program, static_cast<int32_t>(i));
     }
+  }
+  program->def_ids.reserve(program->defs.size());
+  for (const DefInfo& d : program->defs) {
+    program->def_ids.push_back(program->modules[d.module].name + ":" + d.qualname);
   }
   return program;
 }

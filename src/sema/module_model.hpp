@@ -146,8 +146,9 @@ struct Program {
   // (filled by evaluate_program; body_refs uses it for `x.m()` on values of unknown type).
   std::unordered_map<std::string, std::vector<DefId>, StringHash, std::equal_to<>> struct_methods;
   std::string root_name;  // basename of the first source root (a package prefix imports may use)
+  std::vector<std::string> def_ids;  // "module:qualname" of every def (filled by build_program)
 
-  std::string def_id(DefId d) const;  // "module:qualname"
+  const std::string& def_id(DefId d) const { return def_ids[d]; }  // "module:qualname"
   const ModuleInfo& module_of(DefId d) const { return modules[defs[d].module]; }
   int32_t find_module(std::string_view dotted) const;  // k_none if not in the tree
 };

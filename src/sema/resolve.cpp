@@ -171,17 +171,19 @@ Entity from_binding(const Program& p, int32_t module, const std::string& name, c
   switch (b.kind) {
     case Binding::Kind::module_import: e = path_entity(p, b.target); break;
     case Binding::Kind::from_import: {
-      int32_t m = p.find_module(b.target);
+      // `from . import m` in a top-level module of the root: the target is the root itself.
+      std::string full = b.target.empty() ? b.attr : b.target + "." + b.attr;
+      int32_t m = b.target.empty() ? k_none : p.find_module(b.target);
       if (m != k_none) {
         e = lookup(p, m, b.attr, k_order_end, depth + 1);
         if (e.kind == EK::undefined) {
-          e = path_entity(p, b.target + "." + b.attr);
+          e = path_entity(p, full);
           if (e.kind != EK::module) {
             e = make(EK::undefined);
           }
         }
       } else {
-        e = path_entity(p, b.target + "." + b.attr);
+        e = path_entity(p, full);
       }
       break;
     }

@@ -28,6 +28,7 @@ std::unique_ptr<Program> program(const std::map<std::string, std::string>& files
 }
 
 std::string value_of(const Program& p, const std::string& module, const std::string& name) {
+  REQUIRE(p.find_module(module) != k_none);
   Entity e = lookup_global(p, p.find_module(module), name);
   return e.kind == Entity::Kind::value ? repr(e.value) : name_of(e.kind);
 }
@@ -39,6 +40,7 @@ TEST_CASE("resolve: constants in source order, across modules and relative impor
       {"pkg/sub/user.py", "from ..consts import N, M\nfrom .. import consts\nK = N + consts.M\n"},
       {"top.py",
        "import pkg.consts\nimport pkg.consts as pc\nA = pkg.consts.N + pc.M\nB = len((1, 2))\n"},
+      {"sibling.py", "from . import top\nfrom .top import B\nS = top.A + B\n"},
   });
   CHECK(value_of(*p, "pkg.consts", "M") == "8");  // N was 4 when M was assigned
   CHECK(value_of(*p, "pkg.consts", "N") == "5");
@@ -49,6 +51,7 @@ TEST_CASE("resolve: constants in source order, across modules and relative impor
   CHECK(value_of(*p, "pkg", "PKG_N") == "5");
   CHECK(value_of(*p, "top", "A") == "13");
   CHECK(value_of(*p, "top", "B") == "2");
+  CHECK(value_of(*p, "sibling", "S") == "15");  // relative imports between top-level modules
 }
 
 TEST_CASE("resolve: conditional values are unknown; imports, fields, instances, builtins") {
