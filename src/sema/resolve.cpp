@@ -244,8 +244,10 @@ Entity from_binding(const Program& p, int32_t module, const std::string& name, c
     }
   }
   e.conditional = b.conditional;
-  if (e.kind == EK::value || e.kind == EK::instance || e.kind == EK::field ||
-      e.kind == EK::ndarray) {
+  // A value is named where it is assigned (an imported one keeps its home module's name, so
+  // `from .options import EPS` and `options.EPS` are one key entry).
+  if (b.kind == Binding::Kind::value && (e.kind == EK::value || e.kind == EK::instance ||
+                                         e.kind == EK::field || e.kind == EK::ndarray)) {
     e.path = p.modules[module].name + "." + name;
     e.module = module;
     e.line = b.line;
