@@ -109,6 +109,7 @@ CompilerSession::CompilerSession(const CpuTarget& target) : m_target(target) {
   }
   // Settings every TU shares (toolchain.md §2 and pitfalls 4 and 5):
   inv->getFrontendOpts().DisableFree = false;      // the driver sets it: 0.73 MB leaked per TU
+  inv->getCodeGenOpts().DisableFree = false;       // ... and here: a buried TargetMachine per TU
   inv->getCodeGenOpts().DisableLLVMPasses = true;  // cpu_codegen runs the pass pipeline
   inv->getDiagnosticOpts().ShowCarets = false;     // else "N errors generated." on stderr
   inv->getPreprocessorOpts().SourceDateEpoch = 0;  // __DATE__/__TIME__ are fixed, not now

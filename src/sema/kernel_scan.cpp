@@ -395,7 +395,6 @@ private:
                 const ast::Seq<ast::Stmt*>& body, const std::string& prefix, const Bindings& b,
                 const std::set<std::string, std::less<>>& globals) {
     std::string qualname = qualify(name, prefix, globals);
-    m_node = s;
     for (const ast::Expr* d : decorators) {
       if (match_decorator(d, qualname, s->pos, b)) {
         break;
@@ -433,8 +432,6 @@ private:
     def.qualname = qualname;
     def.line = pos.lineno;
     def.end_line = pos.end_lineno;
-    def.node = m_node;
-    def.decorator_node = d;
     if (call != nullptr) {
       for (const ast::Keyword* k : call->keywords) {
         DecoratorArgument arg;
@@ -451,7 +448,6 @@ private:
   }
 
   const syntax::SourceFile& m_source;
-  const ast::Stmt* m_node = nullptr;  // the def whose decorators are being matched
   std::vector<KernelDef> m_defs;
 };
 

@@ -45,10 +45,6 @@ struct KernelDef {
   int32_t line = 0;      // line of `def` (not of the decorator)
   int32_t end_line = 0;  // last line of the body
   std::vector<DecoratorArgument> arguments;
-  // The FunctionDef / AsyncFunctionDef node and the matching decorator (for sema's module model;
-  // they point into the ParseResult the module came from).
-  const syntax::ast::Stmt* node = nullptr;
-  const syntax::ast::Expr* decorator_node = nullptr;
 };
 
 // The kernels and funcs of `module`, in source order (pre-order: a def before the defs nested in
