@@ -10,7 +10,8 @@ source scripts/python312.sh
 cmake -S . -B build/asan -G Ninja \
   -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_C_COMPILER=clang-19 \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQD_SANITIZE=ON -DQD_WERROR=ON >/dev/null
-cmake --build build/asan -j "${QD_JOBS:-2}" --target qd_unit_tests qdbuild qd_store_tool
+cmake --build build/asan -j "${QD_JOBS:-2}" --target qd_unit_tests qdbuild qd_store_tool \
+  qd_rt_store_tool qdrt_c_api_test qdrt_concurrency_test
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -34,6 +35,18 @@ for t in crash concurrency corruption disk_full commands; do
   python3 tests/store/test_$t.py --quick --qdbuild build/asan/bin/qdbuild \
     --tool build/asan/bin/qd_store_tool || status=1
 done
+
+echo "== sanitize: runtime C API and concurrency tests (libqdrt under ASan/UBSan)"
+if python3 runtime/tests/make_test_store.py --out build/asan/runtime_test_store \
+    --tool build/asan/bin/qd_rt_store_tool --qdbuild build/asan/bin/qdbuild; then
+  build/asan/bin/qdrt_c_api_test build/asan/runtime_test_store || status=1
+  build/asan/bin/qdrt_concurrency_test build/asan/runtime_test_store 50 || status=1
+else
+  status=1
+fi
+
+echo "== sanitize: runtime concurrent launches under TSan (build/tsan)"
+scripts/tsan.sh || status=1
 
 if ((status)); then
   echo "sanitize: FAILED"
