@@ -11,7 +11,7 @@ cmake -S . -B build/asan -G Ninja \
   -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_C_COMPILER=clang-19 \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQD_SANITIZE=ON -DQD_WERROR=ON >/dev/null
 cmake --build build/asan -j "${QD_JOBS:-2}" --target qd_unit_tests qdbuild qd_store_tool \
-  qd_rt_store_tool qdrt_c_api_test qdrt_concurrency_test
+  qd_rt_store_tool qdrt_c_api_test qdrt_concurrency_test qd_backend_tests
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -19,6 +19,8 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 status=0
 echo "== sanitize: unit tests"
 build/asan/bin/qd_unit_tests || status=1
+echo "== sanitize: backend unit tests (in-process Clang/LLVM/lld; LLVM itself is not instrumented)"
+build/asan/bin/qd_backend_tests || status=1
 
 echo "== sanitize: parser fixtures"
 if py=$(qd_find_python312); then
