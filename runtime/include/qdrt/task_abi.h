@@ -76,9 +76,9 @@ typedef void (*qdrt_task_fn)(const qdrt_launch_context* ctx, int64_t begin, int6
 typedef int64_t (*qdrt_extent_fn)(const qdrt_launch_context* ctx);
 
 typedef struct qdrt_task_launch {
-  uint32_t abi_version; /* QDRT_TASK_ABI_VERSION */
-  uint32_t flags;       /* QDRT_LAUNCH_* */
-  uint64_t temps_size;  /* bytes of per-launch temporaries (kernel-wide) */
+  uint32_t abi_version;  /* QDRT_TASK_ABI_VERSION */
+  uint32_t flags;        /* QDRT_LAUNCH_* */
+  uint64_t temps_size;   /* bytes of per-launch temporaries (kernel-wide) */
   uint32_t result_dtype; /* QDRT_DTYPE_* of the return value, QDRT_DTYPE_NONE for none */
   uint32_t result_size;  /* bytes of the return value (kernel-wide) */
   uint32_t grain;        /* CPU: minimum iterations per thread-pool chunk (0: runtime's choice) */
