@@ -3,11 +3,16 @@
 #include "backend/backend.hpp"
 
 #include "backend/backend_test_util.hpp"
+#include "backend/prelude_files.hpp"
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <doctest/doctest.h>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <qdrt/task_abi.h>
 #include <string>
 #include <vector>
@@ -172,6 +177,69 @@ TEST_CASE("backend: saxpy + extent + serial reduction, linked, loaded and called
   CHECK(max == launch.y.back());
   CHECK(sin1 == std::sin(launch.y[1]));  // the same libm function
   CHECK(sqrt2 == std::sqrt(static_cast<double>(launch.y[2])));
+}
+
+TEST_CASE("backend: every opt level and a feature change give working code") {
+  std::vector<CpuTarget> targets(5);
+  for (unsigned level = 0; level < 4; ++level) {
+    targets[level].opt_level = level;
+  }
+  targets[4].features = "-fma,-avx2";
+  std::vector<std::string> objects;
+  for (const CpuTarget& target : targets) {
+    CAPTURE(target.opt_level);
+    CAPTURE(target.features);
+    TaskObject saxpy = compile_cpu_task({"saxpy", k_saxpy}, target);
+    TaskObject abi = compile_cpu_task(module_abi_unit(), target);
+    INFO(all_messages(saxpy.diagnostics));
+    REQUIRE(saxpy.ok);
+    REQUIRE(abi.ok);
+    objects.push_back(saxpy.object);
+    LinkedModule linked = link_cpu_module({saxpy.object, abi.object});
+    REQUIRE(linked.ok);
+    test::LoadedModule so(linked.so_bytes);
+    REQUIRE(so.ok());
+    auto saxpy_fn = so.symbol<qdrt_task_fn>("saxpy");
+    bool found = saxpy_fn != nullptr;
+    REQUIRE(found);
+    SaxpyLaunch launch(77);
+    saxpy_fn(&launch.ctx, 0, 77);
+    for (int64_t i = 0; i < 77; ++i) {
+      REQUIRE(launch.y[static_cast<size_t>(i)] == static_cast<float>(5 * i + 1));
+    }
+  }
+  CHECK(objects[0] != objects[3]);
+  CHECK(objects[4] != objects[3]);
+}
+
+// The in-process pipeline is clang++-19's: the same flags on the same text give the same bytes
+// in another process (which also shows the bytes do not depend on the process).
+TEST_CASE("backend: objects are byte-identical to a spawned clang++-19 with driver_arguments") {
+  namespace fs = std::filesystem;
+  if (std::system("command -v clang++-19 >/dev/null 2>&1") != 0) {
+    MESSAGE("clang++-19 not found: comparison skipped");
+    return;
+  }
+  fs::create_directories("include/qdrt");
+  for (const EmbeddedFile& file : embedded_prelude_files()) {
+    std::ofstream(fs::path("include") / std::string(file.name), std::ios::binary) << file.bytes;
+  }
+  std::ofstream("qd_task.cpp", std::ios::binary) << k_saxpy;
+  std::string command;
+  std::vector<std::string> args =
+      driver_arguments(CpuTarget{}, (fs::current_path() / "include").string());
+  args[0] = "clang++-19";
+  for (const std::string& arg : args) {
+    command += "'" + arg + "' ";
+  }
+  command += "-c qd_task.cpp -o qd_task.o 2>clang.err";
+  REQUIRE(std::system(command.c_str()) == 0);
+  std::ifstream in("qd_task.o", std::ios::binary);
+  std::string spawned((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  TaskObject in_process = compile_cpu_task({"saxpy", k_saxpy}, CpuTarget{});
+  REQUIRE(in_process.ok);
+  CHECK(spawned.size() == in_process.object.size());
+  CHECK(spawned == in_process.object);
 }
 
 TEST_CASE("backend: the same TU gives identical object and shared-object bytes") {

@@ -46,6 +46,19 @@ double cpu_ms() {
          (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e3;
 }
 
+// Current resident set size of this process, in MB (/proc/self/statm).
+double rss_mb() {
+  long pages = 0;
+  long resident = 0;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) {
+      resident = 0;
+    }
+    std::fclose(f);
+  }
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1048576.0;
+}
+
 // Voluntary (blocked: locks, I/O) and involuntary (preempted) context switches so far.
 std::pair<long, long> context_switches() {
   rusage usage{};
@@ -254,6 +267,9 @@ int main(int argc, char** argv) {
   std::printf("%-10s %6s %10s %10s %12s %7s %10s\n", "task", "bytes", "first ms", "warm ms",
               "spawned ms", "ratio", "same .o");
   std::vector<std::string> objects;
+  compile_or_die(module_abi_unit(), target);  // not timed: the rows below start after set-up
+  double rss_start = rss_mb();
+  int compiles = 0;
   double warm_total = 0;
   double spawn_total = 0;
   for (const TaskUnit& unit : units) {
@@ -265,6 +281,7 @@ int main(int argc, char** argv) {
       compile_or_die(unit, target);
     }
     double warm_ms = ms_since(t0) / reps;
+    compiles += reps + 1;
 
     fs::path dir = work / unit.name;
     write_file(dir / "qd_task.cpp", unit.source);
@@ -288,6 +305,8 @@ int main(int argc, char** argv) {
   std::printf("%-10s %6s %10s %10.2f %12.2f %6.1fx\n", "mean", "", "", warm_total / units.size(),
               spawn_total / units.size(), spawn_total / warm_total);
 
+  std::printf("RSS: %.1f MB after set-up, %.1f MB after %d more compiles\n", rss_start, rss_mb(),
+              compiles);
   objects.push_back(compile_or_die(module_abi_unit(), target).object);
   auto t0 = Clock::now();
   LinkedModule linked = link_cpu_module(objects);
