@@ -39,9 +39,9 @@ bool starts_expression(TokenKind k) {
 
 // ---- tuples, starred, named ---------------------------------------------------------------------
 
-Expr* Parser::parse_star_expressions() {
+Expr* Parser::parse_tuple_chain(Expr* (Parser::*next)()) {
   const Token& start = tok();
-  Expr* e = parse_star_expression();
+  Expr* e = (this->*next)();
   if (!at(K::Comma)) {
     return e;
   }
@@ -51,7 +51,7 @@ Expr* Parser::parse_star_expressions() {
     if (!starts_expression(kind())) {
       break;
     }
-    push(parse_star_expression());
+    push((this->*next)());
   }
   auto* t = make<Tuple>();
   t->elts = take<Expr>(mk);
@@ -60,49 +60,26 @@ Expr* Parser::parse_star_expressions() {
   return t;
 }
 
-Expr* Parser::parse_expressions() {
-  const Token& start = tok();
-  Expr* e = parse_expression();
-  if (!at(K::Comma)) {
-    return e;
+Expr* Parser::parse_star_expressions() { return parse_tuple_chain(&Parser::parse_star_expression); }
+
+Expr* Parser::parse_expressions() { return parse_tuple_chain(&Parser::parse_expression); }
+
+Expr* Parser::parse_starred_or(Expr* (Parser::*next)()) {
+  if (!at(K::Star)) {
+    return (this->*next)();
   }
-  size_t mk = mark();
-  push(e);
-  while (accept(K::Comma)) {
-    if (!starts_expression(kind())) {
-      break;
-    }
-    push(parse_expression());
-  }
-  auto* t = make<Tuple>();
-  t->elts = take<Expr>(mk);
-  t->ctx = ExprContext::Load;
-  t->pos = span(start);
-  return t;
+  const Token& start = advance();
+  auto* s = make<Starred>();
+  s->value = parse_bitwise_or();
+  s->ctx = ExprContext::Load;
+  s->pos = span(start);
+  return s;
 }
 
-Expr* Parser::parse_star_expression() {
-  if (at(K::Star)) {
-    const Token& start = advance();
-    auto* s = make<Starred>();
-    s->value = parse_bitwise_or();
-    s->ctx = ExprContext::Load;
-    s->pos = span(start);
-    return s;
-  }
-  return parse_expression();
-}
+Expr* Parser::parse_star_expression() { return parse_starred_or(&Parser::parse_expression); }
 
 Expr* Parser::parse_star_named_expression() {
-  if (at(K::Star)) {
-    const Token& start = advance();
-    auto* s = make<Starred>();
-    s->value = parse_bitwise_or();
-    s->ctx = ExprContext::Load;
-    s->pos = span(start);
-    return s;
-  }
-  return parse_named_expression();
+  return parse_starred_or(&Parser::parse_named_expression);
 }
 
 Expr* Parser::parse_named_expression() {
@@ -168,40 +145,30 @@ Expr* Parser::parse_expression() {
   return x;
 }
 
-Expr* Parser::parse_disjunction() {
+Expr* Parser::parse_bool_chain(TokenKind sep, BoolOperator op, Expr* (Parser::*next)()) {
   const Token& start = tok();
-  Expr* e = parse_conjunction();
-  if (!at(K::KwOr)) {
+  Expr* e = (this->*next)();
+  if (!at(sep)) {
     return e;
   }
   size_t mk = mark();
   push(e);
-  while (accept(K::KwOr)) {
-    push(parse_conjunction());
+  while (accept(sep)) {
+    push((this->*next)());
   }
   auto* b = make<BoolOp>();
-  b->op = BoolOperator::Or;
+  b->op = op;
   b->values = take<Expr>(mk);
   b->pos = span(start);
   return b;
 }
 
+Expr* Parser::parse_disjunction() {
+  return parse_bool_chain(K::KwOr, BoolOperator::Or, &Parser::parse_conjunction);
+}
+
 Expr* Parser::parse_conjunction() {
-  const Token& start = tok();
-  Expr* e = parse_inversion();
-  if (!at(K::KwAnd)) {
-    return e;
-  }
-  size_t mk = mark();
-  push(e);
-  while (accept(K::KwAnd)) {
-    push(parse_inversion());
-  }
-  auto* b = make<BoolOp>();
-  b->op = BoolOperator::And;
-  b->values = take<Expr>(mk);
-  b->pos = span(start);
-  return b;
+  return parse_bool_chain(K::KwAnd, BoolOperator::And, &Parser::parse_inversion);
 }
 
 Expr* Parser::parse_inversion() {

@@ -87,6 +87,26 @@ public:
   // Scratch stack for building sequences: remember size(), push, then take<T>(mark).
   size_t mark() const { return m_scratch.size(); }
   void push(void* p) { m_scratch.push_back(p); }
+  // Builds the sync or async variant of a statement (For/AsyncFor, Try/TryStar, ...): the two
+  // node types have the same fields, which `fill(node)` sets.
+  template <class Sync, class Async, class Fill>
+  ast::Stmt* make_variant(bool second, const ast::Pos& pos, Fill&& fill) {
+    if (second) {
+      auto* n = make<Async>(pos);
+      fill(n);
+      return n;
+    }
+    auto* n = make<Sync>(pos);
+    fill(n);
+    return n;
+  }
+  // `first (sep next)*` as a BoolOp when there is more than one operand.
+  ast::Expr* parse_bool_chain(TokenKind sep, ast::BoolOperator op, ast::Expr* (Parser::*next)());
+  // `first (',' next)* [',']` as a Tuple when there is a comma.
+  ast::Expr* parse_tuple_chain(ast::Expr* (Parser::*next)());
+  // '*' bitwise_or | next
+  ast::Expr* parse_starred_or(ast::Expr* (Parser::*next)());
+
   template <class T> ast::Seq<T*> take(size_t mark) {
     ast::Seq<T*> s;
     s.size = static_cast<uint32_t>(m_scratch.size() - mark);

@@ -187,25 +187,14 @@ Stmt* Parser::parse_function_def(const Token& start, Seq<Expr*> decorators, bool
   }
   expect(K::Colon, "expected ':'");
   Seq<Stmt*> body = parse_block(start, "function definition");
-  FunctionDef* f;
-  if (is_async) {
-    auto* a = make<AsyncFunctionDef>(span(start));
-    a->name = name;
-    a->args = args;
-    a->body = body;
-    a->decorator_list = decorators;
-    a->returns = returns;
-    a->type_params = type_params;
-    return a;
-  }
-  f = make<FunctionDef>(span(start));
-  f->name = name;
-  f->args = args;
-  f->body = body;
-  f->decorator_list = decorators;
-  f->returns = returns;
-  f->type_params = type_params;
-  return f;
+  return make_variant<FunctionDef, AsyncFunctionDef>(is_async, span(start), [&](auto* f) {
+    f->name = name;
+    f->args = args;
+    f->body = body;
+    f->decorator_list = decorators;
+    f->returns = returns;
+    f->type_params = type_params;
+  });
 }
 
 Stmt* Parser::parse_class_def(const Token& start, Seq<Expr*> decorators) {
@@ -340,20 +329,12 @@ Stmt* Parser::parse_for(const Token& start, bool is_async) {
     expect(K::Colon, "expected ':'");
     orelse = parse_block(e, "'else' statement");
   }
-  if (is_async) {
-    auto* s = make<AsyncFor>(span(start));
+  return make_variant<For, AsyncFor>(is_async, span(start), [&](auto* s) {
     s->target = target;
     s->iter = iter;
     s->body = body;
     s->orelse = orelse;
-    return s;
-  }
-  auto* s = make<For>(span(start));
-  s->target = target;
-  s->iter = iter;
-  s->body = body;
-  s->orelse = orelse;
-  return s;
+  });
 }
 
 namespace {
@@ -416,16 +397,10 @@ Stmt* Parser::parse_with(const Token& start, bool is_async) {
   }
   expect(K::Colon, "expected ':'");
   Seq<Stmt*> body = parse_block(with_tok, "'with' statement");
-  if (is_async) {
-    auto* s = make<AsyncWith>(span(start));
+  return make_variant<With, AsyncWith>(is_async, span(start), [&](auto* s) {
     s->items = items;
     s->body = body;
-    return s;
-  }
-  auto* s = make<With>(span(start));
-  s->items = items;
-  s->body = body;
-  return s;
+  });
 }
 
 Stmt* Parser::parse_try() {
@@ -486,20 +461,12 @@ Stmt* Parser::parse_try() {
     fail_range(m_prev_line, m_prev_col, m_prev_line, m_prev_col + 1,
                "expected 'except' or 'finally' block");
   }
-  if (star) {
-    auto* s = make<TryStar>(span(start));
+  return make_variant<Try, TryStar>(star, span(start), [&](auto* s) {
     s->body = body;
     s->handlers = handlers;
     s->orelse = orelse;
     s->finalbody = finalbody;
-    return s;
-  }
-  auto* s = make<Try>(span(start));
-  s->body = body;
-  s->handlers = handlers;
-  s->orelse = orelse;
-  s->finalbody = finalbody;
-  return s;
+  });
 }
 
 Stmt* Parser::try_parse_match() {
