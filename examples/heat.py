@@ -13,13 +13,13 @@ def laplacian(u: qd.types.ndarray(dtype=qd.f32, ndim=2), i: qd.i32, j: qd.i32) -
     return u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4.0 * u[i, j]
 
 
-@qd.kernel
+@qd.kernel(fastcache=True)
 def fill(u: qd.types.ndarray(dtype=qd.f32, ndim=2), value: qd.f32):
     for i, j in qd.ndrange(u.shape[0], u.shape[1]):
         u[i, j] = value
 
 
-@qd.kernel
+@qd.kernel(fastcache=True)
 def set_hot_spot(u: qd.types.ndarray(dtype=qd.f32, ndim=2), ci: qd.i32, cj: qd.i32, radius: qd.i32,
                  temperature: qd.f32):
     for i, j in qd.ndrange((ci - radius, ci + radius + 1), (cj - radius, cj + radius + 1)):
@@ -29,7 +29,7 @@ def set_hot_spot(u: qd.types.ndarray(dtype=qd.f32, ndim=2), ci: qd.i32, cj: qd.i
             u[i, j] = temperature
 
 
-@qd.kernel
+@qd.kernel(fastcache=True)
 def step(u: qd.types.ndarray(dtype=qd.f32, ndim=2), u_next: qd.types.ndarray(dtype=qd.f32, ndim=2)):
     n = u.shape[0]
     m = u.shape[1]
@@ -44,7 +44,7 @@ def step(u: qd.types.ndarray(dtype=qd.f32, ndim=2), u_next: qd.types.ndarray(dty
         u_next[n - 1, j] = u[n - 1, j]
 
 
-@qd.kernel
+@qd.kernel(fastcache=True)
 def max_change(u: qd.types.ndarray(dtype=qd.f32, ndim=2), u_next: qd.types.ndarray(dtype=qd.f32, ndim=2),
                out: qd.types.ndarray(dtype=qd.f32, ndim=1)):
     out[0] = 0.0

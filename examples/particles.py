@@ -34,7 +34,7 @@ def acceleration(v: vec3) -> vec3:
     return drag + vec3(0.0, GRAVITY, 0.0)
 
 
-@qd.kernel
+@qd.kernel(fastcache=True)
 def integrate(
     pos: qd.types.ndarray(dtype=vec3, ndim=1),
     vel: qd.types.ndarray(dtype=vec3, ndim=1),
@@ -49,7 +49,7 @@ def integrate(
         vel[i] = v
 
 
-@qd.kernel
+@qd.kernel(fastcache=True)
 def apply_wind(
     vel: qd.types.ndarray(dtype=vec3, ndim=1),
     mass: qd.types.ndarray(dtype=qd.f32, ndim=1),
@@ -61,7 +61,7 @@ def apply_wind(
             vel[i] += dt * wind / mass[i]
 
 
-@qd.kernel
+@qd.kernel(fastcache=True)
 def kinetic_energy(
     vel: qd.types.ndarray(dtype=vec3, ndim=1),
     mass: qd.types.ndarray(dtype=qd.f32, ndim=1),

@@ -2,7 +2,7 @@
 import quadrants as qd
 
 
-@qd.kernel
+@qd.kernel(fastcache=True)
 def sum_f32(x: qd.types.ndarray(dtype=qd.f32, ndim=1)) -> qd.f32:
     total = 0.0
     for i in range(x.shape[0]):
@@ -10,7 +10,7 @@ def sum_f32(x: qd.types.ndarray(dtype=qd.f32, ndim=1)) -> qd.f32:
     return total
 
 
-@qd.kernel
+@qd.kernel(fastcache=True)
 def moments(x: qd.types.ndarray(dtype=qd.f32, ndim=1), out: qd.types.ndarray(dtype=qd.f32, ndim=1)):
     """out[0] = mean, out[1] = population variance (two passes, two parallel tasks)."""
     n = x.shape[0]
@@ -26,7 +26,7 @@ def moments(x: qd.types.ndarray(dtype=qd.f32, ndim=1), out: qd.types.ndarray(dty
     out[1] = sq / n
 
 
-@qd.kernel
+@qd.kernel(fastcache=True)
 def min_max(x: qd.types.ndarray(dtype=qd.f32, ndim=1), out: qd.types.ndarray(dtype=qd.f32, ndim=1)):
     out[0] = x[0]
     out[1] = x[0]
@@ -41,7 +41,7 @@ def bin_of(v: qd.f32, lo: qd.f32, hi: qd.f32, nbins: qd.i32) -> qd.i32:
     return qd.max(0, qd.min(nbins - 1, b))
 
 
-@qd.kernel
+@qd.kernel(fastcache=True)
 def histogram(x: qd.types.ndarray(dtype=qd.f32, ndim=1), lo: qd.f32, hi: qd.f32,
               bins: qd.types.ndarray(dtype=qd.i32, ndim=1)):
     for b in range(bins.shape[0]):
@@ -50,7 +50,7 @@ def histogram(x: qd.types.ndarray(dtype=qd.f32, ndim=1), lo: qd.f32, hi: qd.f32,
         bins[bin_of(x[i], lo, hi, bins.shape[0])] += 1
 
 
-@qd.kernel
+@qd.kernel(fastcache=True)
 def count_positive(vals: qd.types.ndarray(dtype=qd.i32, ndim=1)) -> qd.i32:
     n = 0
     for i in range(vals.shape[0]):

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job on examples/: sets up, builds, then runs `qdbuild scan examples/` and
-# `qdbuild dump-ast` on each example file, showing their output.
+# The main job on examples/: sets up, builds, then runs `qdbuild scan examples/`,
+# `qdbuild check examples/`, `qdbuild explain` of one kernel and `qdbuild dump-ast` on each example
+# file, showing their output. (Compiling and running the examples comes with `qdbuild build`.)
 # Usage: scripts/run_examples.sh
 # Env: QD_DUMP_CHARS (how much of each one-line AST dump to show; default 600, 0 = all).
 # Exit: 0 if every command exited 0; otherwise the highest exit status seen.
@@ -25,6 +26,17 @@ rc=$?
 echo "(exit $rc)"
 note_status "$rc"
 
+run() {
+  echo
+  echo "\$ $QD $*"
+  "$QD" "$@"
+  rc=$?
+  echo "(exit $rc)"
+  note_status "$rc"
+}
+run check examples/
+run explain particles:integrate --root examples
+
 limit=${QD_DUMP_CHARS:-600}
 mapfile -d '' files < <(find examples -name '*.py' -not -path '*/.*' -print0 | sort -z)
 for f in "${files[@]}"; do
@@ -41,5 +53,5 @@ for f in "${files[@]}"; do
   note_status "$rc"
 done
 echo
-echo "run_examples: scanned examples/ and dumped ${#files[@]} files; worst exit status $worst"
+echo "run_examples: scanned and checked examples/, explained one kernel, dumped ${#files[@]} files; worst exit status $worst"
 exit "$worst"
