@@ -881,8 +881,7 @@ Arguments* Parser::parse_parameters(TokenKind close, bool allow_annotations) {
   return a;
 }
 
-// ---- targets
-// -------------------------------------------------------------------------------------
+// ---- targets ---------------------------------------------------------------------------------
 
 Expr* Parser::parse_star_targets() {
   const Token& start = tok();

@@ -168,6 +168,8 @@ public:
   ast::Stmt* parse_with(const Token& start, bool is_async);
   ast::Stmt* parse_try();
   ast::Stmt* parse_import();
+  ast::Identifier parse_dotted_name();   // NAME ('.' NAME)*
+  ast::Alias* parse_alias(bool dotted);  // dotted_name|NAME ['as' NAME]
   ast::Stmt* parse_from_import();
   ast::Stmt* parse_type_alias();
   ast::Stmt* try_parse_match();

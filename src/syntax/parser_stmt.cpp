@@ -647,38 +647,52 @@ Stmt* Parser::parse_type_alias() {
   return s;
 }
 
-Stmt* Parser::parse_import() {
-  const Token& start = advance();
-  size_t mk = mark();
-  for (;;) {
-    const Token& name_start = tok();
+Identifier Parser::parse_dotted_name() {
+  if (!at(K::Name)) {
+    fail_invalid_syntax();
+  }
+  const Token& first = advance();
+  if (!at(K::Dot)) {
+    return identifier(first);
+  }
+  std::string dotted(identifier(first));
+  while (accept(K::Dot)) {
     if (!at(K::Name)) {
       fail_invalid_syntax();
     }
-    std::string dotted(identifier(advance()));
-    bool multi = false;
-    while (accept(K::Dot)) {
-      if (!at(K::Name)) {
-        fail_invalid_syntax();
-      }
-      dotted += '.';
-      dotted += identifier(advance());
-      multi = true;
-    }
-    auto* a = make<Alias>();
-    a->name = multi ? m_arena.copy(dotted) : identifier(name_start);
-    if (accept(K::KwAs)) {
-      if (!at(K::Name)) {
-        fail_invalid_syntax();
-      }
-      a->asname = identifier(advance());
-    }
-    a->pos = span(name_start);
-    push(a);
-    if (!accept(K::Comma)) {
-      break;
-    }
+    dotted += '.';
+    dotted += identifier(advance());
   }
+  return m_arena.copy(dotted);
+}
+
+Alias* Parser::parse_alias(bool dotted) {
+  const Token& start = tok();
+  auto* a = make<Alias>();
+  if (dotted) {
+    a->name = parse_dotted_name();
+  } else {
+    if (!at(K::Name)) {
+      fail_invalid_syntax();
+    }
+    a->name = identifier(advance());
+  }
+  if (accept(K::KwAs)) {
+    if (!at(K::Name)) {
+      fail_invalid_syntax();
+    }
+    a->asname = identifier(advance());
+  }
+  a->pos = span(start);
+  return a;
+}
+
+Stmt* Parser::parse_import() {
+  const Token& start = advance();
+  size_t mk = mark();
+  do {
+    push(parse_alias(true));
+  } while (accept(K::Comma));
   auto* s = make<Import>();
   s->names = take<Alias>(mk);
   s->pos = span(start);
@@ -699,18 +713,7 @@ Stmt* Parser::parse_from_import() {
   }
   Identifier module{};
   if (at(K::Name)) {
-    const Token& first = tok();
-    std::string dotted(identifier(advance()));
-    bool multi = false;
-    while (accept(K::Dot)) {
-      if (!at(K::Name)) {
-        fail_invalid_syntax();
-      }
-      dotted += '.';
-      dotted += identifier(advance());
-      multi = true;
-    }
-    module = multi ? m_arena.copy(dotted) : identifier(first);
+    module = parse_dotted_name();
   } else if (level == 0) {
     fail_invalid_syntax();
   }
@@ -727,20 +730,7 @@ Stmt* Parser::parse_from_import() {
   } else {
     bool paren = accept(K::LPar);
     for (;;) {
-      const Token& name_start = tok();
-      if (!at(K::Name)) {
-        fail_invalid_syntax();
-      }
-      auto* a = make<Alias>();
-      a->name = identifier(advance());
-      if (accept(K::KwAs)) {
-        if (!at(K::Name)) {
-          fail_invalid_syntax();
-        }
-        a->asname = identifier(advance());
-      }
-      a->pos = span(name_start);
-      push(a);
+      push(parse_alias(false));
       if (!accept(K::Comma)) {
         break;
       }
