@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "support/utf8.hpp"
+#include "syntax/ast_blocks.hpp"
 #include "syntax/py_repr.hpp"
 
 namespace qd::sema {
@@ -82,40 +83,9 @@ void collect_imports(const ast::Stmt* s, Bindings& b) {
         b.decorators[std::string(local)] = std::string(a->name);
       }
     }
-  } else if (const auto* n = s->as<ast::If>()) {
-    collect_imports(n->body, b);
-    collect_imports(n->orelse, b);
-  } else if (const auto* n = s->as<ast::Try>()) {
-    collect_imports(n->body, b);
-    for (const ast::ExceptHandler* h : n->handlers) {
-      collect_imports(h->body, b);
-    }
-    collect_imports(n->orelse, b);
-    collect_imports(n->finalbody, b);
-  } else if (const auto* n = s->as<ast::TryStar>()) {
-    collect_imports(n->body, b);
-    for (const ast::ExceptHandler* h : n->handlers) {
-      collect_imports(h->body, b);
-    }
-    collect_imports(n->orelse, b);
-    collect_imports(n->finalbody, b);
-  } else if (const auto* n = s->as<ast::With>()) {
-    collect_imports(n->body, b);
-  } else if (const auto* n = s->as<ast::AsyncWith>()) {
-    collect_imports(n->body, b);
-  } else if (const auto* n = s->as<ast::For>()) {
-    collect_imports(n->body, b);
-    collect_imports(n->orelse, b);
-  } else if (const auto* n = s->as<ast::AsyncFor>()) {
-    collect_imports(n->body, b);
-    collect_imports(n->orelse, b);
-  } else if (const auto* n = s->as<ast::While>()) {
-    collect_imports(n->body, b);
-    collect_imports(n->orelse, b);
-  } else if (const auto* n = s->as<ast::Match>()) {
-    for (const ast::MatchCase* c : n->cases) {
-      collect_imports(c->body, b);
-    }
+  } else {
+    ast::for_each_nested_block(
+        s, [&](const ast::Seq<ast::Stmt*>& block) { collect_imports(block, b); });
   }
 }
 
@@ -132,40 +102,9 @@ void collect_globals(const ast::Seq<ast::Stmt*>& body, std::set<std::string, std
       for (ast::Identifier name : g->names) {
         out.insert(std::string(name));
       }
-    } else if (const auto* n = s->as<ast::If>()) {
-      collect_globals(n->body, out);
-      collect_globals(n->orelse, out);
-    } else if (const auto* n = s->as<ast::For>()) {
-      collect_globals(n->body, out);
-      collect_globals(n->orelse, out);
-    } else if (const auto* n = s->as<ast::AsyncFor>()) {
-      collect_globals(n->body, out);
-      collect_globals(n->orelse, out);
-    } else if (const auto* n = s->as<ast::While>()) {
-      collect_globals(n->body, out);
-      collect_globals(n->orelse, out);
-    } else if (const auto* n = s->as<ast::With>()) {
-      collect_globals(n->body, out);
-    } else if (const auto* n = s->as<ast::AsyncWith>()) {
-      collect_globals(n->body, out);
-    } else if (const auto* n = s->as<ast::Try>()) {
-      collect_globals(n->body, out);
-      for (const ast::ExceptHandler* h : n->handlers) {
-        collect_globals(h->body, out);
-      }
-      collect_globals(n->orelse, out);
-      collect_globals(n->finalbody, out);
-    } else if (const auto* n = s->as<ast::TryStar>()) {
-      collect_globals(n->body, out);
-      for (const ast::ExceptHandler* h : n->handlers) {
-        collect_globals(h->body, out);
-      }
-      collect_globals(n->orelse, out);
-      collect_globals(n->finalbody, out);
-    } else if (const auto* n = s->as<ast::Match>()) {
-      for (const ast::MatchCase* c : n->cases) {
-        collect_globals(c->body, out);
-      }
+    } else {
+      ast::for_each_nested_block(
+          s, [&](const ast::Seq<ast::Stmt*>& block) { collect_globals(block, out); });
     }
   }
 }
@@ -344,43 +283,10 @@ private:
       std::set<std::string, std::less<>> inner_globals;
       collect_globals(c->body, inner_globals);
       walk(c->body, qualname + ".", inner, inner_globals);
-    } else if (const auto* n = s->as<ast::If>()) {
-      walk(n->body, prefix, b, globals);
-      walk(n->orelse, prefix, b, globals);
-    } else if (const auto* n = s->as<ast::For>()) {
-      walk(n->body, prefix, b, globals);
-      walk(n->orelse, prefix, b, globals);
-    } else if (const auto* n = s->as<ast::AsyncFor>()) {
-      walk(n->body, prefix, b, globals);
-      walk(n->orelse, prefix, b, globals);
-    } else if (const auto* n = s->as<ast::While>()) {
-      walk(n->body, prefix, b, globals);
-      walk(n->orelse, prefix, b, globals);
-    } else if (const auto* n = s->as<ast::With>()) {
-      walk(n->body, prefix, b, globals);
-    } else if (const auto* n = s->as<ast::AsyncWith>()) {
-      walk(n->body, prefix, b, globals);
-    } else if (const auto* n = s->as<ast::Try>()) {
-      walk_try(n->body, n->handlers, n->orelse, n->finalbody, prefix, b, globals);
-    } else if (const auto* n = s->as<ast::TryStar>()) {
-      walk_try(n->body, n->handlers, n->orelse, n->finalbody, prefix, b, globals);
-    } else if (const auto* n = s->as<ast::Match>()) {
-      for (const ast::MatchCase* c : n->cases) {
-        walk(c->body, prefix, b, globals);
-      }
+    } else {
+      ast::for_each_nested_block(
+          s, [&](const ast::Seq<ast::Stmt*>& block) { walk(block, prefix, b, globals); });
     }
-  }
-
-  void walk_try(const ast::Seq<ast::Stmt*>& body, const ast::Seq<ast::ExceptHandler*>& handlers,
-                const ast::Seq<ast::Stmt*>& orelse, const ast::Seq<ast::Stmt*>& finalbody,
-                const std::string& prefix, const Bindings& b,
-                const std::set<std::string, std::less<>>& globals) {
-    walk(body, prefix, b, globals);
-    for (const ast::ExceptHandler* h : handlers) {
-      walk(h->body, prefix, b, globals);
-    }
-    walk(orelse, prefix, b, globals);
-    walk(finalbody, prefix, b, globals);
   }
 
   static std::string qualify(ast::Identifier name, const std::string& prefix,

@@ -123,5 +123,30 @@ TEST_CASE("decorator keyword arguments: literals as JSON, the rest as source tex
   expect(8, "**", "kw", false);
 }
 
+TEST_CASE("definitions in every kind of nested block of a scope are found") {
+  Scanned s = scan("import quadrants as qd\n"
+                   "while True:\n"
+                   "    @qd.kernel\n"
+                   "    def in_while(): pass\n"
+                   "    break\n"
+                   "match mode:\n"
+                   "    case 1:\n"
+                   "        @qd.func\n"
+                   "        def in_match(): pass\n"
+                   "try:\n"
+                   "    pass\n"
+                   "except* ValueError:\n"
+                   "    @qd.kernel\n"
+                   "    def in_except_star(): pass\n"
+                   "async def outer():\n"
+                   "    async with m:\n"
+                   "        @qd.kernel\n"
+                   "        def in_async_with(): pass\n");
+  CHECK(summary(s.defs) == "kernel/kernel in_while@4-4\n"
+                           "func/func in_match@9-9\n"
+                           "kernel/kernel in_except_star@14-14\n"
+                           "kernel/kernel outer.<locals>.in_async_with@18-18\n");
+}
+
 }  // namespace
 }  // namespace qd::sema

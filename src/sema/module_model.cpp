@@ -4,6 +4,7 @@
 
 #include "support/file_io.hpp"
 #include "support/thread_pool.hpp"
+#include "syntax/ast_blocks.hpp"
 
 namespace qd::sema {
 
@@ -311,22 +312,9 @@ private:
         inner = &c->body;
         name = c->name;
         is_class = true;
-      } else if (const auto* n = s->as<ast::If>()) {
-        find_nested(n->body, prefix, path);
-        find_nested(n->orelse, prefix, path);
-      } else if (const auto* n = s->as<ast::For>()) {
-        find_nested(n->body, prefix, path);
-      } else if (const auto* n = s->as<ast::While>()) {
-        find_nested(n->body, prefix, path);
-      } else if (const auto* n = s->as<ast::With>()) {
-        find_nested(n->body, prefix, path);
-      } else if (const auto* n = s->as<ast::Try>()) {
-        find_nested(n->body, prefix, path);
-        for (const ast::ExceptHandler* h : n->handlers) {
-          find_nested(h->body, prefix, path);
-        }
-        find_nested(n->orelse, prefix, path);
-        find_nested(n->finalbody, prefix, path);
+      } else {
+        ast::for_each_nested_block(
+            s, [&](const ast::Seq<ast::Stmt*>& block) { find_nested(block, prefix, path); });
       }
       if (inner == nullptr) {
         continue;
@@ -469,15 +457,9 @@ private:
         }
       } else if (const auto* an = s->as<ast::AnnAssign>()) {
         add(an->target, an->value, an->annotation, s->pos.lineno);
-      } else if (const auto* n = s->as<ast::If>()) {
-        collect_members(n->body, self, out);
-        collect_members(n->orelse, self, out);
-      } else if (const auto* n = s->as<ast::For>()) {
-        collect_members(n->body, self, out);
-      } else if (const auto* n = s->as<ast::With>()) {
-        collect_members(n->body, self, out);
-      } else if (const auto* n = s->as<ast::Try>()) {
-        collect_members(n->body, self, out);
+      } else {
+        ast::for_each_nested_block(
+            s, [&](const ast::Seq<ast::Stmt*>& block) { collect_members(block, self, out); });
       }
     }
   }
