@@ -474,22 +474,21 @@ Status launch(Kernel& k, const qdrt_value* args, size_t count, qdrt_value* resul
                              std::to_string(k.instances.size()) + " built instance" +
                              (k.instances.size() == 1 ? "" : "s") + ":" + reasons);
   }
+  // The compiler never recomputes a value across tasks (values crossing tasks go through the
+  // temporaries), so split tasks compute what the whole kernel computes even when arrays alias.
+  // A "+whole" variant, when one was published, is still preferred for aliased arguments (the
+  // seed's fallback); without one the split tasks run silently.
   Instance* run_inst = chosen;
-  if (chosen->whole != nullptr || chosen->tasks.size() > 1) {
+  if (chosen->whole != nullptr) {
     std::string pair = aliased(*chosen, args);
     if (!pair.empty()) {
       k.fallbacks.fetch_add(1, std::memory_order_relaxed);
-      if (chosen->whole != nullptr) {
-        run_inst = chosen->whole;
-      }
+      run_inst = chosen->whole;
       if (!k.warned.exchange(true)) {
         std::fprintf(stderr,
-                     "[PER_OFFLOAD][FALLBACK] %s: arguments %s share memory; %s (warned once)\n",
-                     k.id.c_str(), pair.c_str(),
-                     chosen->whole != nullptr
-                         ? "running the whole-kernel variant"
-                         : "no whole-kernel variant was built, running the split tasks, whose "
-                           "result may differ from the unsplit kernel");
+                     "[PER_OFFLOAD][FALLBACK] %s: arguments %s share memory; running the "
+                     "whole-kernel variant (warned once)\n",
+                     k.id.c_str(), pair.c_str());
       }
     }
   }
