@@ -10,7 +10,8 @@
 Arrays: the buffer's format gives the dtype, its shape the ndarray's dims plus the element dims
 of vector/matrix dtypes. Template parameters are passed like any argument (they select the
 instance). A kernel returns its return value or None. Errors are qdrt.Error subclasses carrying
-libqdrt's message. QDRT_LIBRARY names the libqdrt.so to use; otherwise the in-tree
+libqdrt's message. QDRT_LIBRARY names the libqdrt.so to use; otherwise the installed one next
+to this package (PREFIX/lib/libqdrt.so.0 for PREFIX/lib/qdrt/python/qdrt), the in-tree
 build/lib/libqdrt.so, then the system's. docs/runtime.md has the details.
 """
 
@@ -101,6 +102,11 @@ def _library_path():
     if env:
         return env
     here = os.path.dirname(os.path.abspath(__file__))
+    try:  # installed (cmake --install): _installed.py names P/lib/libqdrt.so.0 relative to here
+        from . import _installed
+        return os.path.normpath(os.path.join(here, _installed.LIBRARY))
+    except ImportError:
+        pass
     in_tree = os.path.normpath(os.path.join(here, "..", "..", "..", "build", "lib", "libqdrt.so"))
     if os.path.exists(in_tree):
         return in_tree
