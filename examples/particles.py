@@ -15,20 +15,6 @@ BOX_HALF_WIDTH = 4.0
 
 
 @qd.func
-def clamp_to_box(p: vec3, v: vec3) -> tuple[vec3, vec3]:
-    """Reflects a particle off the walls of the box and the ground plane y = 0."""
-    for k in qd.static(range(3)):
-        lo = 0.0 if k == 1 else -BOX_HALF_WIDTH
-        if p[k] < lo:
-            p[k] = lo
-            v[k] = -v[k] * RESTITUTION
-        if p[k] > BOX_HALF_WIDTH:
-            p[k] = BOX_HALF_WIDTH
-            v[k] = -v[k] * RESTITUTION
-    return p, v
-
-
-@qd.func
 def acceleration(v: vec3) -> vec3:
     drag = -DRAG * v.norm() * v
     return drag + vec3(0.0, GRAVITY, 0.0)
@@ -40,11 +26,21 @@ def integrate(
     vel: qd.types.ndarray(dtype=vec3, ndim=1),
     dt: qd.f32,
 ):
-    """Semi-implicit Euler step for every particle."""
+    """Semi-implicit Euler step for every particle, then reflection off the walls of the box
+    and the ground plane y = 0."""
     for i in range(pos.shape[0]):
         v = vel[i] + dt * acceleration(vel[i])
         p = pos[i] + dt * v
-        p, v = clamp_to_box(p, v)
+        for k in qd.static(range(3)):
+            lo = -BOX_HALF_WIDTH
+            if qd.static(k == 1):
+                lo = 0.0
+            if p[k] < lo:
+                p[k] = lo
+                v[k] = -v[k] * RESTITUTION
+            if p[k] > BOX_HALF_WIDTH:
+                p[k] = BOX_HALF_WIDTH
+                v[k] = -v[k] * RESTITUTION
         pos[i] = p
         vel[i] = v
 
@@ -53,12 +49,14 @@ def integrate(
 def apply_wind(
     vel: qd.types.ndarray(dtype=vec3, ndim=1),
     mass: qd.types.ndarray(dtype=qd.f32, ndim=1),
-    wind: vec3,
+    wind_x: qd.f32,
+    wind_z: qd.f32,
     dt: qd.f32,
 ):
+    """A horizontal wind force; massless (mass 0) particles are pinned and left alone."""
     for i in range(vel.shape[0]):
         if mass[i] > 0:
-            vel[i] += dt * wind / mass[i]
+            vel[i] += dt * vec3(wind_x, 0.0, wind_z) / mass[i]
 
 
 @qd.kernel(fastcache=True)
