@@ -1,0 +1,162 @@
+"""Shared by run_diff.py and oracle_worker.py (stdlib only; numpy when importable).
+
+Loads the case descriptions (cases_spec/*.py, see README.md), builds fresh argument objects for a
+case, snapshots the outputs after a run and compares two snapshots."""
+
+import array
+import fnmatch
+import importlib.util
+import math
+import os
+
+try:
+    import numpy
+except ImportError:  # the stand-in and the qdrt binding both take array.array / memoryview
+    numpy = None
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES_DIR = os.path.join(HERE, "cases")
+SPEC_DIR = os.path.join(HERE, "cases_spec")
+
+FORMATS = {"i8": "b", "i16": "h", "i32": "i", "i64": "q", "u8": "B", "u16": "H", "u32": "I",
+           "u64": "Q", "f32": "f", "f64": "d", "u1": "?"}
+NUMPY_NAMES = {"i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
+               "u16": "uint16", "u32": "uint32", "u64": "uint64", "f32": "float32",
+               "f64": "float64", "u1": "bool"}
+
+
+def load_cases(pattern=None):
+    cases = []
+    for fname in sorted(os.listdir(SPEC_DIR)):
+        if not fname.endswith(".py") or fname.startswith("_"):
+            continue
+        path = os.path.join(SPEC_DIR, fname)
+        spec = importlib.util.spec_from_file_location("cases_spec_" + fname[:-3], path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        for case in mod.CASES:
+            case = dict(case)
+            case.setdefault("outputs", [])
+            case["spec_file"] = fname
+            if pattern and not (fnmatch.fnmatch(case["name"], f"*{pattern}*") or
+                                fnmatch.fnmatch(case["kernel"], f"*{pattern}*")):
+                continue
+            cases.append(case)
+    names = [c["name"] for c in cases]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise ValueError(f"duplicate case names: {sorted(dup)}")
+    return cases
+
+
+def _count(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def initial_values(desc):
+    n = _count(desc["shape"])
+    init = desc.get("init")
+    if init is None:
+        values = [0] * n
+    elif callable(init):
+        values = [init(i) for i in range(n)]
+    else:
+        values = list(init)
+    if len(values) != n:
+        raise ValueError(f"init has {len(values)} values for shape {desc['shape']}")
+    if desc["array"] in ("f32", "f64"):
+        return [float(v) for v in values]
+    if desc["array"] == "u1":
+        return [bool(v) for v in values]
+    return [int(v) for v in values]
+
+
+def make_array(desc, use_numpy):
+    values = initial_values(desc)
+    shape = tuple(desc["shape"])
+    if use_numpy and numpy is not None:
+        return numpy.array(values, dtype=NUMPY_NAMES[desc["array"]]).reshape(shape)
+    fmt = FORMATS[desc["array"]]
+    if fmt == "?":
+        buf = array.array("B", [int(v) for v in values])
+        return memoryview(buf).cast("?", shape) if len(shape) > 1 else memoryview(buf).cast("?")
+    buf = array.array(fmt, values)
+    return buf if len(shape) == 1 else memoryview(buf).cast("B").cast(fmt, shape)
+
+
+def make_args(case, use_numpy=True):
+    args = []
+    for a in case["args"]:
+        args.append(make_array(a, use_numpy) if isinstance(a, dict) else a)
+    return args
+
+
+def flat_list(obj):
+    if numpy is not None and isinstance(obj, numpy.ndarray):
+        return obj.reshape(-1).tolist()
+    mv = memoryview(obj)
+    return mv.cast("B").cast(mv.format).tolist()
+
+
+def snapshot(case, args, ret):
+    """{'return': value, '<arg index>': flat list} (string keys: it round-trips through JSON)."""
+    snap = {"return": _plain(ret)}
+    for i in case["outputs"]:
+        values = flat_list(args[i])
+        prefix = case.get("sort", {}).get(i)
+        if prefix:
+            values = sorted(values[:prefix]) + values[prefix:]
+        snap[str(i)] = values
+    return snap
+
+
+def _plain(v):
+    if v is None or isinstance(v, (bool, int, float)):
+        return v
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if hasattr(v, "item"):  # numpy scalars
+        return v.item()
+    return float(v)
+
+
+def _close(got, exp, tol):
+    if isinstance(exp, bool) or isinstance(got, bool):
+        return bool(got) == bool(exp)
+    if isinstance(exp, int) and isinstance(got, int):
+        return got == exp
+    got, exp = float(got), float(exp)
+    if math.isnan(exp) or math.isnan(got):
+        return math.isnan(exp) and math.isnan(got)
+    if math.isinf(exp) or math.isinf(got):
+        return got == exp
+    rtol, atol = (tol.get("rtol", 0.0), tol.get("atol", 0.0)) if tol else (0.0, 0.0)
+    return abs(got - exp) <= atol + rtol * abs(exp)
+
+
+def _flatten(v):
+    if isinstance(v, (list, tuple)):
+        return [x for e in v for x in _flatten(e)]
+    return [v]
+
+
+def compare(case, got, expected, keys=None):
+    """None when equal (within the case's tolerance), else 'where: got X, expected Y'."""
+    tol = case.get("tol")
+    for key in keys or expected.keys():
+        e, g = expected.get(key), got.get(key)
+        where = "return" if key == "return" else f"arg {key}"
+        if e is None or g is None:
+            if e is not g:
+                return f"{where}: got {g!r}, expected {e!r}"
+            continue
+        ef, gf = _flatten(e), _flatten(g)
+        if len(ef) != len(gf):
+            return f"{where}: got {len(gf)} values, expected {len(ef)}"
+        for k, (x, y) in enumerate(zip(gf, ef)):
+            if not _close(x, y, tol):
+                return f"{where}[{k}]: got {x!r}, expected {y!r}"
+    return None

@@ -1,0 +1,45 @@
+"""Runs every case under the REAL Quadrants (arch=cpu) and prints one JSON object per line:
+{"name": ..., "snapshot": {...}} or {"name": ..., "error": "..."}.
+Run by run_diff.py --oracle with the interpreter of a venv that has the `quadrants` package."""
+
+import importlib
+import json
+import os
+import sys
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+
+sys.path.insert(0, harness.CASES_DIR)
+
+
+def main():
+    pattern = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] else None
+    try:
+        import quadrants as qd
+    except ImportError as e:
+        print(json.dumps({"unavailable": str(e)}))
+        return 125
+    if getattr(qd, "IS_REFERENCE_STANDIN", False):
+        print(json.dumps({"unavailable": "this `quadrants` is the reference stand-in"}))
+        return 125
+    qd.init(arch=qd.cpu, offline_cache=False)
+    for case in harness.load_cases(pattern):
+        module, qualname = case["kernel"].split(":")
+        try:
+            obj = importlib.import_module(module)
+            for part in qualname.split("."):
+                obj = getattr(obj, part)
+            args = harness.make_args(case, use_numpy=True)
+            ret = obj(*args)
+            out = {"name": case["name"], "snapshot": harness.snapshot(case, args, ret)}
+        except Exception as e:  # noqa: BLE001 - reported per case
+            msg = f"{type(e).__name__}: {e}".strip().splitlines()
+            out = {"name": case["name"], "error": " | ".join(msg[:3]) or traceback.format_exc()}
+        print(json.dumps(out), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

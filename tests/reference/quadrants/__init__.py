@@ -1,0 +1,36 @@
+"""A stdlib-only stand-in for the `quadrants` package: kernels run as sequential Python with the
+typed semantics of kernel-language.md (the reference executor of the differential tests,
+tests/diff). Put tests/reference first on sys.path so `import quadrants as qd` finds it."""
+
+from . import math, types  # noqa: F401
+from .atomics import (atomic_add, atomic_and, atomic_exchange, atomic_max, atomic_min,  # noqa: F401
+                      atomic_mul, atomic_or, atomic_sub, atomic_xor)
+from .dtypes import f16, f32, f64, i8, i16, i32, i64, u1, u8, u16, u32, u64  # noqa: F401
+from .expressions import static  # noqa: F401
+from .kernel import Template, func, kernel, template  # noqa: F401
+from .loops import grouped, ndrange  # noqa: F401
+from .mathlib import (abs, acos, asin, atan2, ceil, cos, exp, floor, log, max, min, pow,  # noqa: F401
+                      raw_div, raw_mod, round, rsqrt, select, sin, sqrt, tan, tanh)
+from .matrix import Matrix, Vector  # noqa: F401
+from .ops import cast  # noqa: F401
+
+IS_REFERENCE_STANDIN = True
+int32, int64, float32, float64 = i32, i64, f32, f64
+cpu = x64 = "cpu"
+gpu = cuda = "cuda"
+
+
+def init(arch=None, **_options):
+    """Accepted for compatibility; the stand-in always runs sequentially on the CPU."""
+
+
+def loop_config(**_options):
+    """Loop tuning hints have no effect on sequential execution."""
+
+
+def static_assert(cond, msg=None):
+    assert cond, msg
+
+
+def ndarray(dtype, shape):
+    raise NotImplementedError("use numpy arrays or array.array as ndarray arguments")

@@ -1,0 +1,267 @@
+"""Executes a kernel or func body (an ast.FunctionDef) statement by statement.
+
+Plain sequential execution: top-level loops run in index order. Scoping follows
+kernel-language.md 1.7: every block (if branch, loop body) is a scope, a variable's type is
+fixed at its first assignment, kernel arguments are immutable. Expression evaluation lives in
+expressions.py.
+"""
+
+import ast
+
+from . import dtypes as dt
+from .atomics import ATOMIC_AUG_OPS, atomic_rmw
+from .expressions import ExpressionEvaluator, is_static_call
+from .lvalues import coerce
+from .loops import Grouped, NdRange, TypedRange, iterate, range_axes
+from .ndarray import ArrayArg
+from .ops import binop, cast, is_typed, truth, typed
+from .values import Cell, Scalar, Tensor
+
+_AUG = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+        ast.Mod: "%", ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&",
+        ast.BitOr: "|", ast.BitXor: "^"}
+
+
+class BreakSignal(Exception):
+    pass
+
+
+class ContinueSignal(Exception):
+    pass
+
+
+class ReturnSignal(Exception):
+    def __init__(self, value):
+        super().__init__()
+        self.value = value
+
+
+class Context:
+    """State shared by a kernel and the funcs inlined into it."""
+
+    def __init__(self):
+        self.dry = 0  # > 0 while evaluating an untaken ternary side for its type only
+
+
+def declare_value(value):
+    """expr_init: what a new variable holds for a first assignment of `value`."""
+    if isinstance(value, Tensor):
+        return Cell(value.copy())
+    if isinstance(value, Scalar):
+        return Cell(value)
+    if isinstance(value, (bool, int, float)):
+        return Cell(typed(value))
+    if isinstance(value, (tuple, list)):
+        return type(value)(typed(v) if isinstance(v, (bool, int, float)) else v for v in value)
+    return value
+
+
+class Interpreter(ExpressionEvaluator):
+    def __init__(self, ctx, fn_globals, closure, is_kernel):
+        self.ctx = ctx
+        self.globals = fn_globals
+        self.closure = closure
+        self.is_kernel = is_kernel
+        self.scopes = [{}]
+        self.immutable = set()
+
+    # --- scopes ---------------------------------------------------------------------------
+    def run_block(self, stmts, new_scope=True):
+        if new_scope:
+            self.scopes.append({})
+        try:
+            for stmt in stmts:
+                self.exec_stmt(stmt)
+        finally:
+            if new_scope:
+                self.scopes.pop()
+
+    def find_local(self, name):
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope
+        return None
+
+    def assign_name(self, name, value, node):
+        if name in self.immutable:
+            raise SyntaxError(f'Kernel argument "{name}" is immutable in the kernel '
+                              f"(line {node.lineno})")
+        scope = self.find_local(name)
+        if scope is not None and isinstance(scope[name], Cell):
+            if not self.ctx.dry:
+                scope[name].value = coerce(value, scope[name].value)
+            return
+        target = scope if scope is not None else self.scopes[-1]
+        target[name] = declare_value(value)
+
+    # --- statements -----------------------------------------------------------------------
+    def exec_stmt(self, node):
+        handler = getattr(self, "stmt_" + type(node).__name__, None)
+        if handler is None:
+            raise NotImplementedError(f"unsupported statement {type(node).__name__} "
+                                      f"(line {node.lineno})")
+        handler(node)
+
+    def stmt_Expr(self, node):
+        self.eval(node.value)
+
+    def stmt_Pass(self, node):
+        pass
+
+    def stmt_Assert(self, node):
+        pass  # checked only with debug=True
+
+    def stmt_Break(self, node):
+        raise BreakSignal()
+
+    def stmt_Continue(self, node):
+        raise ContinueSignal()
+
+    def stmt_Return(self, node):
+        raise ReturnSignal(None if node.value is None else self.eval(node.value))
+
+    def stmt_Assign(self, node):
+        if is_static_call(node.value, self):
+            value = self.eval(node.value)
+            for t in node.targets:
+                if not isinstance(t, ast.Name):
+                    raise SyntaxError("Static assign cannot be used on elements in arrays")
+                self.scopes[-1][t.id] = value
+            return
+        value = self.eval(node.value)
+        for t in node.targets:
+            self.assign(t, value)
+
+    def stmt_AnnAssign(self, node):
+        ann = self.eval(node.annotation)
+        value = self.convert_to(self.eval(node.value), ann)
+        if not isinstance(node.target, ast.Name):
+            self.assign(node.target, value)
+            return
+        scope = self.find_local(node.target.id)
+        if scope is not None:
+            raise SyntaxError(f"variable '{node.target.id}' is already declared")
+        self.scopes[-1][node.target.id] = declare_value(value)
+
+    def assign(self, target, value):
+        if isinstance(target, ast.Name):
+            self.assign_name(target.id, value, target)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = self.unpack(value, len(target.elts))
+            for t, v in zip(target.elts, items):
+                self.assign(t, v)
+        else:
+            self.lvalue(target).set(value)
+
+    @staticmethod
+    def unpack(value, n):
+        if isinstance(value, Tensor):
+            if len(value.shape) != 1:
+                raise TypeError("only 1-D vectors can be unpacked")
+            items = value.elems()
+        else:
+            items = list(value)
+        if len(items) != n:
+            raise ValueError(f"cannot unpack {len(items)} values into {n} targets")
+        return items
+
+    def stmt_AugAssign(self, node):
+        op = _AUG[type(node.op)]
+        if isinstance(node.target, ast.Name) and node.target.id in self.immutable:
+            raise SyntaxError(f'Kernel argument "{node.target.id}" is immutable in the kernel')
+        lv = self.lvalue(node.target)
+        value = self.eval(node.value)
+        if op in ATOMIC_AUG_OPS:
+            atomic_rmw(ATOMIC_AUG_OPS[op], lv, value)
+        else:
+            lv.set(binop(op, lv.get(), value))
+
+    def stmt_If(self, node):
+        if is_static_call(node.test, self):
+            # A static if leaves no scope: the taken branch runs in the enclosing block.
+            self.run_block(node.body if self.eval(node.test) else node.orelse, new_scope=False)
+            return
+        cond = truth(self.eval(node.test), "if condition")
+        self.run_block(node.body if cond else node.orelse)
+
+    def stmt_While(self, node):
+        if node.orelse:
+            raise SyntaxError("'else' clause for 'while' not supported")
+        while truth(self.eval(node.test), "while condition"):
+            try:
+                self.run_block(node.body)
+            except BreakSignal:
+                break
+            except ContinueSignal:
+                continue
+
+    def stmt_For(self, node):
+        if node.orelse:
+            raise SyntaxError("'else' clause for 'for' not supported")
+        top_level = self.is_kernel and len(self.scopes) == 1
+        if is_static_call(node.iter, self):
+            self.static_for(node, self.eval(node.iter))
+            return
+        it = self.eval(node.iter)
+        targets = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
+        names = [t.id for t in targets]
+        grouped = isinstance(it, Grouped)
+        if isinstance(it, range):
+            axes = range_axes(it)
+        elif isinstance(it, (TypedRange, NdRange, Grouped)):
+            axes = it.axes()
+        elif isinstance(it, ArrayArg):
+            axes = [(0, n) for n in it.array_shape]
+        else:
+            raise TypeError(f"cannot loop over {type(it).__name__} in a kernel")
+        if not grouped and len(names) != len(axes):
+            raise TypeError(f"{len(names)} loop targets for {len(axes)} loop axes")
+        for idx in iterate(axes):
+            if grouped:
+                bound = {names[0]: Tensor(dt.i32, (len(idx),), idx)}
+            else:
+                bound = {n: Scalar(dt.i32, i) for n, i in zip(names, idx)}
+            self.scopes.append(bound)
+            try:
+                self.run_block(node.body)
+            except ContinueSignal:
+                pass
+            except BreakSignal:
+                if top_level:
+                    raise SyntaxError("Cannot break in the outermost loop")
+                break
+            finally:
+                self.scopes.pop()
+
+    def static_for(self, node, iterable):
+        for item in iterable:
+            self.scopes.append({})
+            try:
+                self.bind_static_target(node.target, item)
+                self.run_block(node.body, new_scope=False)
+            except ContinueSignal:
+                pass
+            except BreakSignal:
+                break
+            finally:
+                self.scopes.pop()
+
+    def bind_static_target(self, target, item):
+        if isinstance(target, ast.Name):
+            self.scopes[-1][target.id] = item
+        else:
+            for t, v in zip(target.elts, self.unpack(item, len(target.elts))):
+                self.bind_static_target(t, v)
+
+    # --- conversions ----------------------------------------------------------------------
+    def convert_to(self, value, ann):
+        """The cast of an annotated declaration, parameter or return."""
+        from .matrix import MatrixType, VectorType, as_tensor
+
+        dtype = dt.dtype_of_annotation(ann)
+        if dtype is not None:
+            return cast(value, dtype)
+        if isinstance(ann, (VectorType, MatrixType)):
+            return as_tensor(typed(value) if not is_typed(value) and not isinstance(
+                value, (list, tuple)) else value, ann)
+        return value

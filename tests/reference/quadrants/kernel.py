@@ -1,0 +1,190 @@
+"""@qd.kernel and @qd.func: parse the function's source once, then interpret it per call.
+
+Kernel arguments bind by annotation: scalars become typed values (an integer parameter rejects a
+Python float), ndarrays become views of the caller's buffers, qd.Template values stay Python
+values (a different value is a different instance). Module globals are read from the function's
+__globals__ at call time (the stand-in has no compile cache)."""
+
+import ast
+import inspect
+import numbers
+import textwrap
+import typing
+
+from . import dtypes as dt
+from .interpreter import Context, Interpreter, ReturnSignal, declare_value
+from .matrix import MatrixType, VectorType, as_tensor
+from .ndarray import ArrayArg, NdarrayType
+from .ops import cast, is_typed, typed
+from .values import Cell, Scalar, Tensor
+
+
+class Template:
+    """qd.Template (the class) and qd.template() (an instance) as annotations."""
+
+
+def template():
+    return Template()
+
+
+def is_template(ann):
+    return ann is Template or isinstance(ann, Template)
+
+
+def _parse(fn):
+    source = textwrap.dedent(inspect.getsource(fn))
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == fn.__name__:
+            return node
+    raise ValueError(f"cannot find the source of {fn.__qualname__}")
+
+
+def _closure(fn):
+    if not fn.__closure__:
+        return {}
+    return {n: c.cell_contents for n, c in zip(fn.__code__.co_freevars, fn.__closure__)}
+
+
+class _Callable:
+    def __init__(self, fn):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__qualname__ = fn.__qualname__
+        self.__doc__ = fn.__doc__
+        self._fdef = None
+        sig = inspect.signature(fn)
+        self.params = list(sig.parameters.values())
+        hints = dict(fn.__annotations__)
+        for k, v in hints.items():
+            if isinstance(v, str):
+                hints[k] = eval(v, fn.__globals__)  # noqa: S307 - the user's own annotation
+        self.annotations = hints
+
+    @property
+    def fdef(self):
+        if self._fdef is None:
+            self._fdef = _parse(self.fn)
+        return self._fdef
+
+    def new_interpreter(self, ctx, is_kernel):
+        return Interpreter(ctx, self.fn.__globals__, _closure(self.fn), is_kernel)
+
+    def run_body(self, interp):
+        try:
+            interp.run_block(self.fdef.body, new_scope=False)
+        except ReturnSignal as r:
+            return r.value
+        return None
+
+
+def cast_return(value, ann):
+    if ann is None or ann is inspect.Signature.empty:
+        return value
+    if typing.get_origin(ann) is tuple:
+        return tuple(cast_return(v, a) for v, a in zip(value, typing.get_args(ann)))
+    dtype = dt.dtype_of_annotation(ann)
+    if dtype is not None:
+        return cast(value, dtype)
+    if isinstance(ann, (VectorType, MatrixType)):
+        return as_tensor(typed(value) if not isinstance(value, (list, tuple)) else value, ann)
+    return value
+
+
+def to_python(value):
+    if isinstance(value, Scalar):
+        return bool(value.v) if value.dtype is dt.u1 else value.v
+    if isinstance(value, Tensor):
+        if len(value.shape) == 1:
+            return list(value.data)
+        return [value.data[i * value.shape[1]:(i + 1) * value.shape[1]] for i in range(value.shape[0])]
+    if isinstance(value, tuple):
+        return tuple(to_python(v) for v in value)
+    return value
+
+
+class Kernel(_Callable):
+    def __call__(self, *args, **kwargs):
+        bound = inspect.signature(self.fn).bind(*args, **kwargs)
+        interp = self.new_interpreter(Context(), is_kernel=True)
+        root = interp.scopes[0]
+        for p in self.params:
+            ann = self.annotations.get(p.name, inspect.Signature.empty)
+            root[p.name] = self.bind_arg(p.name, ann, bound.arguments[p.name])
+            if not is_template(ann):
+                interp.immutable.add(p.name)
+        result = self.run_body(interp)
+        return to_python(cast_return(result, self.annotations.get("return")))
+
+    def bind_arg(self, name, ann, value):
+        if ann is inspect.Signature.empty:
+            raise TypeError(f"kernel parameter '{name}' needs an annotation")
+        if is_template(ann):
+            return value
+        if isinstance(ann, NdarrayType):
+            return ArrayArg(value, ann, name)
+        if isinstance(ann, (VectorType, MatrixType)):
+            return as_tensor(value, ann)
+        dtype = dt.dtype_of_annotation(ann)
+        if dtype is None:
+            raise TypeError(f"unsupported annotation {ann!r} on '{name}'")
+        if dtype.is_int and isinstance(value, float):
+            raise TypeError(f"argument '{name}': an integer parameter rejects a float ({value})")
+        if not isinstance(value, numbers.Real):
+            raise TypeError(f"argument '{name}': expected a number, got {type(value).__name__}")
+        return cast(value, dtype)
+
+
+class Func(_Callable):
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("a qd.func can only be called from a kernel or another func")
+
+    def inline(self, caller, call_node):
+        """Inlines a call: by-value copies for primitive/vector/unannotated parameters, the
+        caller's own variable or object for qd.template() parameters."""
+        callee = self.new_interpreter(caller.ctx, is_kernel=False)
+        scope = callee.scopes[0]
+        arg_nodes = list(call_node.args)
+        kw_nodes = {k.arg: k.value for k in call_node.keywords}
+        for i, p in enumerate(self.params):
+            if i < len(arg_nodes):
+                node = arg_nodes[i]
+            elif p.name in kw_nodes:
+                node = kw_nodes[p.name]
+            elif p.default is not inspect.Parameter.empty:
+                scope[p.name] = declare_value(p.default)
+                continue
+            else:
+                raise TypeError(f"{self.__qualname__}() missing argument '{p.name}'")
+            ann = self.annotations.get(p.name, inspect.Signature.empty)
+            scope[p.name] = self.bind_param(caller, node, ann)
+        result = self.run_body(callee)
+        return cast_return(result, self.annotations.get("return"))
+
+    @staticmethod
+    def bind_param(caller, node, ann):
+        if is_template(ann):
+            if isinstance(node, ast.Name):
+                entry = caller.lookup(node.id)
+                if isinstance(entry, Cell):
+                    return entry  # by reference: the callee writes the caller's variable
+            return caller.eval(node)
+        value = caller.eval(node)
+        if isinstance(ann, NdarrayType) or isinstance(value, ArrayArg):
+            return value
+        if ann is inspect.Signature.empty:
+            return declare_value(value) if (is_typed(value) or isinstance(
+                value, (bool, int, float))) else value
+        return declare_value(caller.convert_to(value, ann))
+
+
+def kernel(fn=None, **_options):
+    if fn is None:
+        return lambda f: Kernel(f)
+    return Kernel(fn)
+
+
+def func(fn=None, **_options):
+    if fn is None:
+        return lambda f: Func(f)
+    return Func(fn)
