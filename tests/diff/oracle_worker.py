@@ -1,5 +1,6 @@
-"""Runs every case under the REAL Quadrants (arch=cpu) and prints one JSON object per line:
-{"name": ..., "snapshot": {...}} or {"name": ..., "error": "..."}.
+"""Runs cases under the REAL Quadrants (arch=cpu) and prints one JSON object per line:
+{"start": name} before a case, then {"name": ..., "snapshot": {...}} or {"name": ..., "error": ...}.
+argv[1]: comma-separated case names (default: all).
 Run by run_diff.py --oracle with the interpreter of a venv that has the `quadrants` package."""
 
 import importlib
@@ -15,7 +16,7 @@ sys.path.insert(0, harness.CASES_DIR)
 
 
 def main():
-    pattern = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] else None
+    wanted = set(sys.argv[1].split(",")) if len(sys.argv) > 1 and sys.argv[1] else None
     try:
         import quadrants as qd
     except ImportError as e:
@@ -25,7 +26,10 @@ def main():
         print(json.dumps({"unavailable": "this `quadrants` is the reference stand-in"}))
         return 125
     qd.init(arch=qd.cpu, offline_cache=False)
-    for case in harness.load_cases(pattern):
+    for case in harness.load_cases():
+        if wanted is not None and case["name"] not in wanted:
+            continue
+        print(json.dumps({"start": case["name"]}), flush=True)
         module, qualname = case["kernel"].split(":")
         try:
             obj = importlib.import_module(module)

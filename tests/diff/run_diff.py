@@ -78,20 +78,39 @@ def self_check(cases):
     return rep.summary("reference vs expected")
 
 
-def oracle(cases, python, pattern):
-    proc = subprocess.run([python, os.path.join(HERE, "oracle_worker.py"), pattern or ""],
-                          capture_output=True, text=True, cwd=ROOT)
-    results = {}
-    for line in proc.stdout.splitlines():
-        if line.startswith("{"):
+def run_oracle_worker(python, names):
+    """Runs oracle_worker.py over `names`; a case that kills the process (real Quadrants can abort
+    in LLVM) is recorded as an error and the worker restarts after it."""
+    results, todo = {}, list(names)
+    while todo:
+        proc = subprocess.run([python, os.path.join(HERE, "oracle_worker.py"), ",".join(todo)],
+                              capture_output=True, text=True, cwd=ROOT)
+        started = None
+        for line in proc.stdout.splitlines():
+            if not line.startswith("{"):
+                continue
             item = json.loads(line)
             if "unavailable" in item:
-                print(f"SKIP oracle: {item['unavailable']}")
-                return 125
-            results[item["name"]] = item
-    if proc.returncode == 125 or (proc.returncode != 0 and not results):
-        print(f"SKIP oracle: {python} cannot run quadrants (exit {proc.returncode})\n"
-              f"{proc.stderr[-2000:]}")
+                return item["unavailable"]
+            if "start" in item:
+                started = item["start"]
+            else:
+                results[item["name"]] = item
+        if proc.returncode == 0:
+            break
+        if started is None or started in results:
+            return f"{python} cannot run quadrants (exit {proc.returncode}): {proc.stderr[-1500:]}"
+        tail = [l for l in proc.stderr.splitlines() if l.strip()][-1:]
+        results[started] = {"name": started, "error": f"process died (exit {proc.returncode}): "
+                            + " ".join(tail)[:300]}
+        todo = todo[todo.index(started) + 1:]
+    return results
+
+
+def oracle(cases, python):
+    results = run_oracle_worker(python, [c["name"] for c in cases])
+    if isinstance(results, str):
+        print(f"SKIP oracle: {results}")
         return 125
     rep = Report()
     for case in cases:
@@ -201,7 +220,7 @@ def main():
         return self_check(cases)
     status = []
     if opts.oracle:
-        status.append(oracle(cases, opts.oracle, opts.pattern))
+        status.append(oracle(cases, opts.oracle))
     if not opts.no_compiled:
         if opts.store:
             status.append(compiled(cases, opts.qdbuild, opts.store))

@@ -32,9 +32,17 @@ class DType:
         return self.name
 
     def __call__(self, x):
-        # qd.f32(x) etc. (a cast); the interpreter routes kernel-scope calls here too.
-        from .ops import cast
+        """T(x): a cast of a runtime value; a compile-time number becomes a constant of T, whose
+        kind must match (qd.f64(1) is an error: "Integer literals must be annotated with a
+        integer type")."""
+        from .ops import cast, constant, is_typed
 
+        if not is_typed(x) and not isinstance(x, bool):
+            if isinstance(x, int) and self.is_float:
+                raise TypeError("Integer literals must be annotated with a integer type")
+            if isinstance(x, float) and not self.is_float:
+                raise TypeError("Floating-point literals must be annotated with a floating-point type")
+            return constant(x, self)
         return cast(x, self)
 
     def normalize(self, v):
@@ -42,7 +50,7 @@ class DType:
         if self.kind == "f":
             return round_f32(float(v)) if self.bits == 32 else float(v)
         if self.bits == 1:
-            return 1 if v else 0
+            return int(v) & 1  # u1 arithmetic wraps like any unsigned type (1 + 1 == 0)
         v = int(v)
         mask = (1 << self.bits) - 1
         v &= mask

@@ -15,7 +15,7 @@ from . import dtypes as dt
 from .interpreter import Context, Interpreter, ReturnSignal, declare_value
 from .matrix import MatrixType, VectorType, as_tensor
 from .ndarray import ArrayArg, NdarrayType
-from .ops import cast, is_typed, typed
+from .ops import cast, constant, is_typed, typed
 from .values import Cell, Scalar, Tensor
 
 
@@ -132,7 +132,7 @@ class Kernel(_Callable):
             raise TypeError(f"argument '{name}': an integer parameter rejects a float ({value})")
         if not isinstance(value, numbers.Real):
             raise TypeError(f"argument '{name}': expected a number, got {type(value).__name__}")
-        return cast(value, dtype)
+        return constant(value, dtype)
 
 
 class Func(_Callable):

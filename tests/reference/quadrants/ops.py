@@ -56,20 +56,24 @@ def convert(v, src, dst):
     return dst.normalize(v)
 
 
-def cast(x, dtype):
-    """qd.cast(x, T) / T(x). A Python value becomes a constant of T directly (qd.f64(0.1) keeps
-    its precision)."""
-    if isinstance(x, Tensor):
-        return Tensor(dtype, x.shape, [convert(v, x.dtype, dtype) for v in x.data])
-    if isinstance(x, Scalar):
-        return Scalar(dtype, convert(x.v, x.dtype, dtype))
+def constant(x, dtype):
+    """A compile-time Python number as a constant of dtype (T(x), kernel arguments)."""
     if isinstance(x, bool):
         return Scalar(dtype, convert(int(x), dt.u1, dtype))
     if isinstance(x, numbers.Integral):
         return Scalar(dtype, convert(int(x), dt.i64, dtype))
     if isinstance(x, numbers.Real):
         return Scalar(dtype, convert(float(x), dt.f64, dtype))
-    raise TypeError(f"cannot cast {x!r} to {dtype}")
+    raise TypeError(f"cannot convert {x!r} to {dtype}")
+
+
+def cast(x, dtype):
+    """qd.cast(x, T) and every implicit cast. A Python number is a typed literal first, so
+    qd.cast(0.1, qd.f64) is the f32-rounded 0.1 (only qd.f64(0.1) keeps the precision)."""
+    x = typed(x)
+    if isinstance(x, Tensor):
+        return Tensor(dtype, x.shape, [convert(v, x.dtype, dtype) for v in x.data])
+    return Scalar(dtype, convert(x.v, x.dtype, dtype))
 
 
 def truth(x, what="condition"):
