@@ -134,7 +134,11 @@ class ExpressionEvaluator:
                 results.append(res)
         if not any(is_typed(x) for x in results):
             return all(results)
-        return Scalar(dt.u1, all(truth(x) for x in results))
+        # The logical_and of the pairwise results (element-wise for vectors), as u1.
+        result = cast(results[0], dt.u1)
+        for r in results[1:]:
+            result = binop("&", result, cast(r, dt.u1))
+        return result
 
     def ex_BoolOp(self, node):
         op = "and" if isinstance(node.op, ast.And) else "or"
