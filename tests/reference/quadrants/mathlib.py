@@ -140,8 +140,9 @@ def raw_mod(a, b):
 
 
 def popcnt(x):
+    """The argument's dtype (real Quadrants 1.3.3; the spec says i32)."""
     x = typed(x)
-    return Scalar(dt.i32, bin(x.v & ((1 << x.dtype.bits) - 1)).count("1"))
+    return Scalar(x.dtype, bin(x.v & ((1 << x.dtype.bits) - 1)).count("1"))
 
 
 def clamp(x, lo, hi):
