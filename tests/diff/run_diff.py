@@ -23,6 +23,9 @@ sys.path.insert(0, HERE)
 import harness  # noqa: E402
 
 
+REFERENCE_NUMPY = False  # --ref-numpy: the stand-in gets numpy arrays instead of array.array
+
+
 def reference_run(case):
     """Runs the case under the stand-in; returns (snapshot, None) or (None, error)."""
     module, qualname = case["kernel"].split(":")
@@ -30,7 +33,7 @@ def reference_run(case):
         obj = importlib.import_module(module)
         for part in qualname.split("."):
             obj = getattr(obj, part)
-        args = harness.make_args(case, use_numpy=False)
+        args = harness.make_args(case, use_numpy=REFERENCE_NUMPY)
         ret = obj(*args)
         return json.loads(json.dumps(harness.snapshot(case, args, ret))), None
     except Exception as e:  # noqa: BLE001
@@ -65,7 +68,13 @@ class Report:
         return 1 if self.failed else 0
 
 
+RECORDED = os.path.join(HERE, "oracle_results.json")
+
+
 def self_check(cases):
+    """The stand-in vs the expected values in the case files and vs the real-Quadrants results
+    recorded by the last `--oracle PY --record` run (oracle_results.json)."""
+    recorded = json.load(open(RECORDED)) if os.path.exists(RECORDED) else {}
     rep = Report()
     checked = sum(1 for c in cases if c.get("expected"))
     for case in cases:
@@ -74,9 +83,13 @@ def self_check(cases):
             rep.line(False, case["name"], "reference error: " + err)
             continue
         expected = {str(k): v for k, v in case.get("expected", {}).items()}
-        rep.line(not (mismatch := harness.compare(case, snap, expected)), case["name"],
-                 mismatch or ("" if expected else "(runs; no explicit expected values)"))
-    print(f"{checked} cases have explicit expected values; the others only have to run")
+        mismatch = harness.compare(case, snap, expected)
+        if not mismatch and case["name"] in recorded:
+            mismatch = harness.compare(case, snap, recorded[case["name"]])
+            mismatch = mismatch and f"{mismatch} (expected = recorded real Quadrants)"
+        rep.line(not mismatch, case["name"], mismatch or "")
+    print(f"{checked} cases have explicit expected values; "
+          f"{sum(1 for c in cases if c['name'] in recorded)} have recorded real-Quadrants results")
     return rep.summary("reference vs expected")
 
 
@@ -111,11 +124,17 @@ def run_oracle_worker(python, names):
     return results
 
 
-def oracle(cases, python):
+def oracle(cases, python, record):
     results = run_oracle_worker(python, [c["name"] for c in cases])
     if isinstance(results, str):
         print(f"SKIP oracle: {results}")
         return 125
+    if record:
+        old = json.load(open(RECORDED)) if os.path.exists(RECORDED) else {}
+        old.update({n: r["snapshot"] for n, r in results.items() if "snapshot" in r})
+        with open(RECORDED, "w") as f:
+            json.dump(old, f, indent=0, sort_keys=True)
+            f.write("\n")
     rep = Report()
     for case in cases:
         real = results.get(case["name"])
@@ -212,12 +231,18 @@ def main():
     ap.add_argument("--store", help="store directory (default: a temporary directory)")
     ap.add_argument("--oracle", metavar="PY", help="also compare the stand-in with real Quadrants "
                     "run by this interpreter")
+    ap.add_argument("--record", action="store_true",
+                    help="with --oracle: save real Quadrants' results to oracle_results.json")
     ap.add_argument("--no-compiled", action="store_true", help="skip qdbuild and the runtime")
     ap.add_argument("--self-check", action="store_true",
                     help="only the stand-in vs the expected values written in the case files")
+    ap.add_argument("--ref-numpy", action="store_true",
+                    help="pass numpy arrays (not array.array/memoryview) to the stand-in")
     ap.add_argument("-k", dest="pattern", help="only cases whose name or kernel id matches")
     opts = ap.parse_args()
 
+    global REFERENCE_NUMPY
+    REFERENCE_NUMPY = opts.ref_numpy
     setup_reference()
     cases = harness.load_cases(opts.pattern)
     if not cases:
@@ -227,7 +252,7 @@ def main():
         return self_check(cases)
     status = []
     if opts.oracle:
-        status.append(oracle(cases, opts.oracle))
+        status.append(oracle(cases, opts.oracle, opts.record))
     if not opts.no_compiled:
         if opts.store:
             status.append(compiled(cases, opts.qdbuild, opts.store))
