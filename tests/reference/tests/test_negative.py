@@ -1,0 +1,117 @@
+"""The stand-in rejects what kernel-language.md section 6 lists as compile errors, and keeps a
+few typing rules that the corpus cannot show through stores. Run: python3 -m unittest discover
+-s tests/reference/tests (tests/reference must be importable; this file arranges it)."""
+
+import array
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import quadrants as qd  # noqa: E402
+
+I32_1 = qd.types.NDArray[qd.i32, 1]
+
+
+@qd.kernel
+def break_outermost(a: I32_1) -> None:
+    for i in range(a.shape[0]):
+        if i > 1:
+            break
+        a[i] = 1
+
+
+@qd.kernel
+def use_after_if(a: I32_1) -> None:
+    for i in range(a.shape[0]):
+        if a[i] > 0:
+            x = 1
+        a[i] = x  # noqa: F821 - x is not visible here
+
+
+@qd.kernel
+def range_step(a: I32_1) -> None:
+    for i in range(0, 10, 2):
+        a[0] = i
+
+
+@qd.kernel
+def float_condition(a: I32_1) -> None:
+    if 0.5 * a[0]:
+        a[0] = 1
+
+
+@qd.kernel
+def sin_of_int(a: I32_1) -> None:
+    a[0] = qd.sin(a[0])
+
+
+@qd.kernel
+def assign_argument(a: I32_1, n: qd.i32) -> None:
+    n = 3
+    a[0] = n
+
+
+@qd.kernel
+def literal_range(a: I32_1) -> None:
+    a[0] = 3000000000 + a[0]
+
+
+@qd.kernel
+def int_param(n: qd.i32) -> qd.i32:
+    return n
+
+
+@qd.kernel
+def typing_rules() -> qd.f64:
+    a = qd.i8(100) + qd.i8(100)        # i8: wraps to -56
+    b = qd.u32(3) - 5                  # u32: wraps
+    c = 7 // -2                        # folded in Python: -4
+    d = qd.f32(16777217.0)             # rounds to 16777216
+    return a * 1.0 + (b == qd.u32(4294967294)) * 1000.0 + c * 10000.0 + d
+
+
+class Negative(unittest.TestCase):
+    def arr(self):
+        return array.array("i", [1, 2, 3, 4])
+
+    def test_break_outermost(self):
+        with self.assertRaisesRegex(SyntaxError, "Cannot break in the outermost loop"):
+            break_outermost(self.arr())
+
+    def test_use_after_if(self):
+        with self.assertRaises(NameError):
+            use_after_if(self.arr())
+
+    def test_range_step(self):
+        with self.assertRaisesRegex(TypeError, "Range should have 1 or 2 arguments"):
+            range_step(self.arr())
+
+    def test_float_condition(self):
+        with self.assertRaisesRegex(TypeError, "integer"):
+            float_condition(self.arr())
+
+    def test_sin_of_int(self):
+        with self.assertRaisesRegex(TypeError, "real"):
+            sin_of_int(self.arr())
+
+    def test_assign_argument(self):
+        with self.assertRaisesRegex(SyntaxError, "immutable"):
+            assign_argument(self.arr(), 1)
+
+    def test_literal_range(self):
+        with self.assertRaisesRegex(TypeError, "exceeded the range of default_ip"):
+            literal_range(self.arr())
+
+    def test_int_param_rejects_float(self):
+        with self.assertRaises(TypeError):
+            int_param(1.5)
+
+
+class Typing(unittest.TestCase):
+    def test_rules(self):
+        self.assertEqual(typing_rules(), -56.0 + 1000.0 - 40000.0 + 16777216.0)
+
+
+if __name__ == "__main__":
+    unittest.main()
