@@ -182,6 +182,9 @@ def diagnostics_for(case, stderr_lines):
 def compiled(cases, qdbuild, store):
     cmd = [qdbuild, "build", harness.CASES_DIR, "--store", store, "--json"]
     print("$ " + " ".join(cmd), flush=True)
+    if not os.path.exists(qdbuild):
+        print(f"FAIL no qdbuild at {qdbuild}")
+        return 1
     proc = subprocess.run(cmd, capture_output=True, text=True)
     stderr = proc.stderr.splitlines()
     print(f"qdbuild exited {proc.returncode}" +
