@@ -63,6 +63,7 @@ std::vector<std::string> driver_arguments(const CpuTarget& target, std::string_v
       "-nostdinc",
       "-nostdinc++",
       "-fno-math-errno",
+      "-fwrapv",  // integer arithmetic wraps (two's complement), as Quadrants' LLVM IR does
       "-ffp-contract=on",
       "-fno-exceptions",
       "-fno-rtti",

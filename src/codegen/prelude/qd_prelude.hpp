@@ -83,6 +83,150 @@ inline f64 fmin(f64 x, f64 y) { return __builtin_fmin(x, y); }
 inline f32 fmax(f32 x, f32 y) { return __builtin_fmaxf(x, y); }
 inline f64 fmax(f64 x, f64 y) { return __builtin_fmax(x, y); }
 
+// --- math beyond the compiler builtins above --------------------------------------------------
+
+inline f32 asin(f32 x) { return __builtin_asinf(x); }
+inline f64 asin(f64 x) { return __builtin_asin(x); }
+inline f32 acos(f32 x) { return __builtin_acosf(x); }
+inline f64 acos(f64 x) { return __builtin_acos(x); }
+inline f32 atan(f32 x) { return __builtin_atanf(x); }
+inline f64 atan(f64 x) { return __builtin_atan(x); }
+inline f32 tanh(f32 x) { return __builtin_tanhf(x); }
+inline f64 tanh(f64 x) { return __builtin_tanh(x); }
+inline f32 atan2(f32 y, f32 x) { return __builtin_atan2f(y, x); }
+inline f64 atan2(f64 y, f64 x) { return __builtin_atan2(y, x); }
+inline f32 rsqrt(f32 x) { return 1.0f / __builtin_sqrtf(x); }
+inline f64 rsqrt(f64 x) { return 1.0 / __builtin_sqrt(x); }
+// Half away from zero (LLVM's llvm.round).
+inline f32 round(f32 x) { return __builtin_roundf(x); }
+inline f64 round(f64 x) { return __builtin_round(x); }
+inline bool isnan(f32 x) { return __builtin_isnan(x); }
+inline bool isnan(f64 x) { return __builtin_isnan(x); }
+inline bool isinf(f32 x) { return __builtin_isinf(x); }
+inline bool isinf(f64 x) { return __builtin_isinf(x); }
+
+template <class T> inline T abs(T x) { return x < 0 ? static_cast<T>(-x) : x; }
+inline f32 abs(f32 x) { return __builtin_fabsf(x); }
+inline f64 abs(f64 x) { return __builtin_fabs(x); }
+// min / max: integers compare; floats follow fmin / fmax (a NaN operand loses), like Quadrants.
+template <class T> inline T min(T a, T b) { return b < a ? b : a; }
+template <class T> inline T max(T a, T b) { return a < b ? b : a; }
+inline f32 min(f32 a, f32 b) { return __builtin_fminf(a, b); }
+inline f64 min(f64 a, f64 b) { return __builtin_fmin(a, b); }
+inline f32 max(f32 a, f32 b) { return __builtin_fmaxf(a, b); }
+inline f64 max(f64 a, f64 b) { return __builtin_fmax(a, b); }
+
+template <class T> inline i32 popcnt(T x) {
+  return __builtin_popcountll(static_cast<u64>(static_cast<__make_unsigned(T)>(x)));
+}
+template <class T> inline i32 clz(T x) {
+  constexpr int bits = static_cast<int>(sizeof(T) * 8);
+  u64 u = static_cast<u64>(static_cast<__make_unsigned(T)>(x));
+  return u == 0 ? bits : __builtin_clzll(u) - (64 - bits);
+}
+
+// --- integer division with Python's semantics (kernel-language.md §1.3) -------------------------
+// Division by zero gives 0 instead of trapping (x86 would raise SIGFPE); INT_MIN / -1 wraps.
+
+template <class T> inline T raw_div(T a, T b) {
+  if (b == 0) {
+    return 0;
+  }
+  if constexpr (static_cast<T>(-1) < 0) {
+    if (b == static_cast<T>(-1)) {
+      return static_cast<T>(static_cast<__make_unsigned(T)>(0) - static_cast<__make_unsigned(T)>(a));
+    }
+  }
+  return static_cast<T>(a / b);
+}
+template <class T> inline T raw_mod(T a, T b) {
+  if (b == 0) {
+    return 0;
+  }
+  if constexpr (static_cast<T>(-1) < 0) {
+    if (b == static_cast<T>(-1)) {
+      return 0;
+    }
+  }
+  return static_cast<T>(a % b);
+}
+inline f32 raw_div(f32 a, f32 b) { return a / b; }
+inline f64 raw_div(f64 a, f64 b) { return a / b; }
+inline f32 raw_mod(f32 a, f32 b) { return __builtin_fmodf(a, b); }
+inline f64 raw_mod(f64 a, f64 b) { return __builtin_fmod(a, b); }
+
+// Python //: floor division. Integers: C division, minus one when the signs differ and the
+// remainder is nonzero. Floats: floor(a / b).
+template <class T> inline T floordiv(T a, T b) {
+  T q = raw_div(a, b);
+  if constexpr (static_cast<T>(-1) < 0) {
+    T r = raw_mod(a, b);
+    if (r != 0 && ((r < 0) != (b < 0))) {
+      q = static_cast<T>(q - 1);
+    }
+  }
+  return q;
+}
+inline f32 floordiv(f32 a, f32 b) { return __builtin_floorf(a / b); }
+inline f64 floordiv(f64 a, f64 b) { return __builtin_floor(a / b); }
+
+// Python %: a - (a // b) * b (the sign of the divisor).
+template <class T> inline T mod(T a, T b) {
+  T r = raw_mod(a, b);
+  if constexpr (static_cast<T>(-1) < 0) {
+    if (r != 0 && ((r < 0) != (b < 0))) {
+      r = static_cast<T>(r + b);
+    }
+  }
+  return r;
+}
+inline f32 mod(f32 a, f32 b) { return a - __builtin_floorf(a / b) * b; }
+inline f64 mod(f64 a, f64 b) { return a - __builtin_floor(a / b) * b; }
+
+// ** with an integer exponent: repeated squaring in the base's type; a negative exponent gives
+// 1 / result for real bases (integer bases with negative exponents give 0).
+template <class T> inline T ipow(T base, i64 e) {
+  bool negative = e < 0;
+  u64 n = negative ? static_cast<u64>(0) - static_cast<u64>(e) : static_cast<u64>(e);
+  T result = 1;
+  T x = base;
+  while (n != 0) {
+    if (n & 1) {
+      result = static_cast<T>(result * x);
+    }
+    x = static_cast<T>(x * x);
+    n >>= 1;
+  }
+  if (negative) {
+    if constexpr (static_cast<T>(0.5) != 0) {
+      return static_cast<T>(1) / result;
+    } else {
+      return 0;
+    }
+  }
+  return result;
+}
+
+// Shifts: the result has the left operand's type; >> is arithmetic for signed types and logical
+// for unsigned ones; bit_shr is always logical. The amount is taken modulo the width (x86).
+template <class T> inline T shl(T a, T b) {
+  using U = __make_unsigned(T);
+  constexpr unsigned bits = sizeof(T) * 8;
+  return static_cast<T>(static_cast<U>(a) << (static_cast<unsigned>(b) & (bits - 1)));
+}
+template <class T> inline T shr(T a, T b) {
+  constexpr unsigned bits = sizeof(T) * 8;
+  return static_cast<T>(a >> (static_cast<unsigned>(b) & (bits - 1)));
+}
+template <class T> inline T bit_shr(T a, T b) {
+  using U = __make_unsigned(T);
+  constexpr unsigned bits = sizeof(T) * 8;
+  return static_cast<T>(static_cast<U>(a) >> (static_cast<unsigned>(b) & (bits - 1)));
+}
+
+// The iteration count of a range task with bounds [begin, end) (<= 0: none).
+inline i64 extent(i64 begin, i64 end) { return end - begin; }
+
 // --- atomics (relaxed: a launch's tasks are ordered by the runtime's joins, not by these) --------
 // Each returns the value stored before the update, as qd.atomic_* do.
 
@@ -97,6 +241,16 @@ template <class T> inline T atomic_min(T* p, T v) {
 }
 template <class T> inline T atomic_max(T* p, T v) {
   return __atomic_fetch_max(p, v, __ATOMIC_RELAXED);
+}
+
+template <class T> inline T atomic_and(T* p, T v) {
+  return __atomic_fetch_and(p, v, __ATOMIC_RELAXED);
+}
+template <class T> inline T atomic_or(T* p, T v) {
+  return __atomic_fetch_or(p, v, __ATOMIC_RELAXED);
+}
+template <class T> inline T atomic_xor(T* p, T v) {
+  return __atomic_fetch_xor(p, v, __ATOMIC_RELAXED);
 }
 
 // Floating-point min/max: a compare-exchange loop (there is no fetch_min on floats). NaN operands
@@ -122,6 +276,9 @@ template <> inline f32 atomic_max<f32>(f32* p, f32 v) {
 }
 template <> inline f64 atomic_max<f64>(f64* p, f64 v) {
   return atomic_update_float(p, [v](f64 old) { return fmax(old, v); });
+}
+template <class T> inline T atomic_mul(T* p, T v) {
+  return atomic_update_float(p, [v](T old) { return static_cast<T>(old * v); });
 }
 
 }  // namespace

@@ -1,0 +1,152 @@
+// generate_kernel: the visible pass list (STYLE.md "Make the pass pipeline one visible list").
+#include "codegen/kernel_codegen.hpp"
+
+#include "codegen/task_codegen.hpp"
+#include "ir/lower/lower.hpp"
+#include "ir/passes/offload.hpp"
+#include "ir/passes/temporaries.hpp"
+#include "ir/printer.hpp"
+#include "ir/verifier.hpp"
+#include "qdrt/store_format.h"
+
+namespace qd::codegen {
+
+namespace {
+
+bool contains_return(const ir::Task& t) {
+  bool found = false;
+  if (t.range) {
+    return false;  // a return is never inside a loop
+  }
+  ir::walk_stmts(t.body, [&](const ir::Stmt& s) { found = found || s.kind == ir::StmtKind::ret; });
+  return found;
+}
+
+}  // namespace
+
+KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t instance,
+                           const Options& options) {
+  KernelCode out;
+  const sema::KernelReport& report = analysis.kernels[kernel];
+  const sema::Instance* inst = nullptr;
+  auto it = analysis.config.instances.find(report.id);
+  if (it != analysis.config.instances.end() && instance < it->second.size()) {
+    inst = &it->second[instance];
+  }
+  ir::lower::LowerInput in;
+  in.program = analysis.program.get();
+  in.config = &analysis.config;
+  in.kernel = report.def;
+  in.kernel_id = report.id;
+  in.signature = &report.signature;
+  in.instance = inst;
+  ir::lower::LowerResult lowered = ir::lower::lower_kernel(in);
+  out.diagnostics = std::move(lowered.diagnostics);
+  if (!lowered.kernel) {
+    return out;
+  }
+  ir::Kernel& k = *lowered.kernel;
+
+  auto stage = [&](const char* pass) {
+    if (options.dump_ir) {
+      out.ir_dump += "# " + report.id + " after " + pass + "\n" + ir::print_kernel(k) + "\n";
+    }
+    if (!options.verify_ir) {
+      return true;
+    }
+    std::string error = ir::verify(k);
+    if (error.empty()) {
+      return true;
+    }
+    sema::SemaDiagnostic d;
+    d.d.severity = syntax::Severity::Error;
+    d.d.line = analysis.program->defs[report.def].line;
+    d.d.col = analysis.program->defs[report.def].col;
+    d.d.code = "QD299";
+    d.d.message = "internal error, please report: the IR after '" + std::string(pass) +
+                  "' is malformed: " + error;
+    d.module = analysis.program->defs[report.def].module;
+    d.kernel = report.id;
+    out.diagnostics.push_back(std::move(d));
+    return false;
+  };
+
+  // The pipeline.
+  if (!stage("lower")) {
+    return out;
+  }
+  ir::passes::offload(k);
+  if (analysis.config.debug) {
+    k.whole_reason = "debug = true (a diagnostic mode keeps the whole-kernel form)";
+  }
+  if (!stage("offload")) {
+    return out;
+  }
+  ir::passes::assign_temporaries(k);
+  if (!stage("temporaries")) {
+    return out;
+  }
+
+  for (const ir::Param& p : k.params) {
+    ArgumentInfo a;
+    a.name = p.name;
+    switch (p.kind) {
+    case ir::Param::Kind::scalar:
+      a.kind = QDRT_ARG_SCALAR;
+      a.dtype = ir::qdrt_dtype(p.dtype);
+      break;
+    case ir::Param::Kind::ndarray:
+      a.kind = QDRT_ARG_NDARRAY;
+      a.dtype = ir::qdrt_dtype(p.dtype);
+      a.ndim = static_cast<uint32_t>(p.ndim);
+      for (int32_t d : p.element_shape) {
+        a.element_shape.push_back(static_cast<uint32_t>(d));
+      }
+      break;
+    case ir::Param::Kind::template_: a.kind = QDRT_ARG_TEMPLATE; break;
+    }
+    out.arguments.push_back(std::move(a));
+  }
+
+  qdrt_task_launch base{};
+  base.abi_version = QDRT_TASK_ABI_VERSION;
+  base.temps_size = k.temps_size;
+  base.result_dtype = k.ret ? ir::qdrt_dtype(*k.ret) : QDRT_DTYPE_NONE;
+  base.result_size = k.ret ? static_cast<uint32_t>(ir::byte_size(*k.ret)) : 0;
+  auto add_task = [&](size_t t, size_t unit, const std::string& symbol) {
+    TaskCode tc;
+    tc.symbol = symbol;
+    tc.range = k.tasks[t].range;
+    tc.unit = unit;
+    tc.launch = base;
+    tc.launch.flags = contains_return(k.tasks[t]) ? QDRT_LAUNCH_WRITES_RESULT : 0;
+    tc.label = k.tasks[t].label;
+    tc.line = k.tasks[t].line;
+    out.tasks.push_back(std::move(tc));
+  };
+  if (!k.whole_reason.empty() && !k.tasks.empty()) {
+    std::vector<size_t> all;
+    for (size_t t = 0; t < k.tasks.size(); ++t) {
+      all.push_back(t);
+    }
+    std::vector<std::string> symbols;
+    out.units.push_back(Unit{emit_unit(k, all, symbols)});
+    for (size_t t = 0; t < k.tasks.size(); ++t) {
+      add_task(t, 0, symbols[t]);
+    }
+  } else {
+    for (size_t t = 0; t < k.tasks.size(); ++t) {
+      std::vector<std::string> symbols;
+      out.units.push_back(Unit{emit_unit(k, {t}, symbols)});
+      add_task(t, out.units.size() - 1, symbols[0]);
+    }
+  }
+  out.whole_reason = k.whole_reason;
+  out.ok = true;
+  for (const sema::SemaDiagnostic& d : out.diagnostics) {
+    out.ok = out.ok && d.d.severity != syntax::Severity::Error;
+  }
+  return out;
+}
+
+}  // namespace qd::codegen

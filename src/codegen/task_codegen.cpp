@@ -1,0 +1,436 @@
+#include "codegen/task_codegen.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "codegen/emitter.hpp"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace qd::codegen {
+
+namespace {
+
+using namespace ir;
+
+std::string sanitize(std::string_view name) {
+  std::string out;
+  for (unsigned char c : name) {
+    out += (std::isalnum(c) != 0 || c == '_') && c < 0x80 ? static_cast<char>(c) : '_';
+  }
+  return out;
+}
+
+std::string hex16(uint64_t v) {
+  static const char* k_hex = "0123456789abcdef";
+  std::string s(16, '0');
+  for (int i = 15; i >= 0; --i) {
+    s[i] = k_hex[v & 15];
+    v >>= 4;
+  }
+  return s;
+}
+
+std::string float_literal(double v, DType t) {
+  bool f32 = t == DType::f32;
+  if (std::isnan(v)) {
+    return f32 ? "__builtin_nanf(\"\")" : "__builtin_nan(\"\")";
+  }
+  if (std::isinf(v)) {
+    std::string inf = f32 ? "__builtin_inff()" : "__builtin_inf()";
+    return v < 0 ? "(-" + inf + ")" : inf;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f32 ? "%.9g" : "%.17g", v);
+  std::string s = buf;
+  if (s.find_first_of(".eE") == std::string::npos) {
+    s += ".0";
+  }
+  if (f32) {
+    s += "f";
+  }
+  return s[0] == '-' ? "(" + s + ")" : s;
+}
+
+std::string int_literal(int64_t v, DType t) {
+  if (t == DType::u1) {
+    return v != 0 ? "true" : "false";
+  }
+  std::string ct = c_type_of(t);
+  if (t == DType::u64) {
+    return "(u64)" + std::to_string(static_cast<uint64_t>(v)) + "ull";
+  }
+  if (v == INT64_MIN) {
+    return "(i64)(-9223372036854775807ll - 1)";
+  }
+  std::string lit = std::to_string(v) + (t == DType::i64 ? "ll" : t == DType::u32 ? "u" : "");
+  if (t == DType::i32) {
+    return v < 0 ? "(" + lit + ")" : lit;
+  }
+  return "(" + ct + ")" + (v < 0 ? "(" + lit + ")" : lit);
+}
+
+const char* unary_fn(UnOp op) {
+  switch (op) {
+  case UnOp::abs: return "qd::abs";
+  case UnOp::sqrt: return "qd::sqrt";
+  case UnOp::rsqrt: return "qd::rsqrt";
+  case UnOp::sin: return "qd::sin";
+  case UnOp::cos: return "qd::cos";
+  case UnOp::tan: return "qd::tan";
+  case UnOp::asin: return "qd::asin";
+  case UnOp::acos: return "qd::acos";
+  case UnOp::atan: return "qd::atan";
+  case UnOp::tanh: return "qd::tanh";
+  case UnOp::exp: return "qd::exp";
+  case UnOp::log: return "qd::log";
+  case UnOp::floor: return "qd::floor";
+  case UnOp::ceil: return "qd::ceil";
+  case UnOp::round: return "qd::round";
+  case UnOp::popcnt: return "qd::popcnt";
+  case UnOp::clz: return "qd::clz";
+  case UnOp::isnan: return "qd::isnan";
+  case UnOp::isinf: return "qd::isinf";
+  default: return nullptr;
+  }
+}
+
+const char* binary_fn(BinOp op) {
+  switch (op) {
+  case BinOp::raw_div: return "qd::raw_div";
+  case BinOp::floordiv: return "qd::floordiv";
+  case BinOp::mod: return "qd::mod";
+  case BinOp::raw_mod: return "qd::raw_mod";
+  case BinOp::pow: return "qd::pow";
+  case BinOp::ipow: return "qd::ipow";
+  case BinOp::shl: return "qd::shl";
+  case BinOp::shr: return "qd::shr";
+  case BinOp::bit_shr: return "qd::bit_shr";
+  case BinOp::min: return "qd::min";
+  case BinOp::max: return "qd::max";
+  case BinOp::atan2: return "qd::atan2";
+  default: return nullptr;
+  }
+}
+
+const char* binary_op(BinOp op) {
+  switch (op) {
+  case BinOp::add: return "+";
+  case BinOp::sub: return "-";
+  case BinOp::mul: return "*";
+  case BinOp::div: return "/";
+  case BinOp::bit_and: return "&";
+  case BinOp::bit_or: return "|";
+  case BinOp::bit_xor: return "^";
+  case BinOp::lt: return "<";
+  case BinOp::le: return "<=";
+  case BinOp::gt: return ">";
+  case BinOp::ge: return ">=";
+  case BinOp::eq: return "==";
+  case BinOp::ne: return "!=";
+  default: return nullptr;
+  }
+}
+
+// What one function of the unit uses.
+struct Uses {
+  std::set<int32_t> params;
+  std::set<std::pair<int32_t, int32_t>> shapes;
+  std::set<int32_t> vars;
+  std::set<int32_t> written;
+
+  void expr(const Expr* e) {
+    walk_expr(e, [&](const Expr& x) {
+      switch (x.kind) {
+      case ExprKind::var: vars.insert(x.index); break;
+      case ExprKind::arg:
+      case ExprKind::load: params.insert(x.index); break;
+      case ExprKind::shape: shapes.emplace(x.index, x.axis); break;
+      default: break;
+      }
+    });
+  }
+  void stmt(const Stmt& s) {
+    for_each_expr(s, [&](const Expr* e) { expr(e); });
+    if (s.kind == StmtKind::store || (s.kind == StmtKind::atomic && s.target_var < 0)) {
+      params.insert(s.array);
+    }
+    for (int32_t v : {s.var, s.target_var}) {
+      if (v >= 0) {
+        vars.insert(v);
+        if (s.kind != StmtKind::range_for) {
+          written.insert(v);
+        }
+      }
+    }
+  }
+  void block(const Block& b) {
+    walk_stmts(b, [&](const Stmt& s) { stmt(s); });
+  }
+};
+
+class TaskWriter {
+public:
+  TaskWriter(const Kernel& k, Emitter& out) : m_k(k), m_out(out) {}
+
+  void task(const Task& t, const std::string& sym) {
+    m_range = t.range;
+    m_names.clear();
+    m_next = 0;
+    m_last_comment.clear();
+    if (t.range) {
+      const Stmt& loop = *t.loop;
+      m_out.line("// range task: " + t.label);
+      // The extent: evaluated on the launching thread before the task runs.
+      Uses bounds;
+      bounds.expr(loop.begin);
+      bounds.expr(loop.end);
+      m_out.open("QD_TASK i64 " + sym + "__extent(const qdrt_launch_context* ctx) {");
+      declarations(bounds, true);
+      m_out.line("return qd::extent((i64)" + paren(ex(loop.begin)) + ", (i64)" +
+                 paren(ex(loop.end)) + ");");
+      m_out.close();
+      m_out.line();
+      m_names.clear();
+      m_next = 0;
+      Uses uses;
+      uses.stmt(loop);
+      uses.block(loop.body);
+      m_out.open("QD_TASK void " + sym +
+                 "(const qdrt_launch_context* ctx, i64 first_, i64 last_) {");
+      declarations(uses, false);
+      m_out.line("const i64 begin_ = (i64)" + paren(ex(loop.begin)) + ";");
+      m_out.open("for (i64 idx_ = first_; idx_ < last_; ++idx_) {");
+      DType vt = m_k.vars[loop.var].type;
+      m_out.line(std::string("const ") + c_type_of(vt) + " " + name(loop.var) + " = (" +
+                 c_type_of(vt) + ")(begin_ + idx_);");
+      block(loop.body);
+      m_out.close();
+      m_out.close();
+      return;
+    }
+    m_out.line("// serial task: " + t.label);
+    Uses uses;
+    uses.block(t.body);
+    m_out.open("QD_TASK void " + sym + "(const qdrt_launch_context* ctx, i64, i64) {");
+    declarations(uses, false);
+    block(t.body);
+    m_out.close();
+  }
+
+private:
+  static std::string paren(const std::string& s) { return "(" + s + ")"; }
+
+  std::string name(int32_t v) {
+    auto it = m_names.find(v);
+    if (it != m_names.end()) {
+      return it->second;
+    }
+    const Var& x = m_k.vars[v];
+    std::string n = "v" + std::to_string(m_next++) + (x.name.empty() ? "" : "_" + sanitize(x.name));
+    m_names.emplace(v, n);
+    return n;
+  }
+
+  std::string param_name(int32_t p) { return "arg_" + sanitize(m_k.params[p].name); }
+
+  void declarations(const Uses& u, bool read_only) {
+    for (int32_t p : u.params) {
+      const Param& prm = m_k.params[p];
+      std::string ct = c_type_of(prm.dtype);
+      if (prm.kind == Param::Kind::scalar) {
+        m_out.line("const " + ct + " " + param_name(p) + " = qd::arg_scalar<" + ct + ">(ctx, " +
+                   std::to_string(prm.slot) + ");");
+      } else {
+        m_out.line(ct + "* const " + param_name(p) + " = qd::array_data<" + ct +
+                   ">(qd::arg_array(ctx, " + std::to_string(prm.slot) + "));");
+      }
+    }
+    for (const auto& [p, axis] : u.shapes) {
+      m_out.line("const i32 " + param_name(p) + "_shape" + std::to_string(axis) +
+                 " = (i32)qd::arg_array(ctx, " + std::to_string(m_k.params[p].slot) + ")->shape[" +
+                 std::to_string(axis) + "];");
+    }
+    for (int32_t v : u.vars) {
+      int32_t off = m_k.temp_offset.empty() ? -1 : m_k.temp_offset[v];
+      if (off < 0) {
+        continue;
+      }
+      std::string ct = c_type_of(m_k.vars[v].type);
+      bool written = !read_only && u.written.count(v) != 0;
+      // Values only read here are copied once; written ones are references into the buffer.
+      m_out.line((written ? ct + "& " : "const " + ct + " ") + name(v) + " = *qd::temp<" + ct +
+                 ">(ctx, " + std::to_string(off) + ");");
+    }
+  }
+
+  bool is_temp(int32_t v) const { return !m_k.temp_offset.empty() && m_k.temp_offset[v] >= 0; }
+
+  void comment(const Stmt& s) {
+    if (!s.text.empty() && s.text != m_last_comment) {
+      m_out.line("// " + s.text);
+      m_last_comment = s.text;
+    }
+  }
+
+  void block(const Block& b) {
+    for (const Stmt* s : b) {
+      stmt(*s);
+    }
+  }
+
+  std::string element(int32_t array, const Expr* index) {
+    return param_name(array) + "[" + ex(index) + "]";
+  }
+
+  void stmt(const Stmt& s) {
+    comment(s);
+    switch (s.kind) {
+    case StmtKind::assign: {
+      std::string ct = c_type_of(m_k.vars[s.var].type);
+      bool decl = s.decl && !is_temp(s.var);
+      m_out.line((decl ? ct + " " : "") + name(s.var) + " = " + ex(s.value) + ";");
+      return;
+    }
+    case StmtKind::store: m_out.line(element(s.array, s.index) + " = " + ex(s.value) + ";"); return;
+    case StmtKind::atomic: {
+      DType t = s.target_var >= 0 ? m_k.vars[s.target_var].type : m_k.params[s.array].dtype;
+      std::string ct = c_type_of(t);
+      std::string target = s.target_var >= 0 ? name(s.target_var) : element(s.array, s.index);
+      bool real = m_range && (s.target_var < 0 || is_temp(s.target_var));
+      std::string result = s.var >= 0 ? ct + " " + name(s.var) + " = " : "";
+      if (real) {
+        m_out.line(result + "qd::atomic_" + name_of(s.op) + "(&" + target + ", " + ex(s.value) + ");");
+        return;
+      }
+      // Thread-private or serial: a plain read-modify-write.
+      if (s.var >= 0) {
+        m_out.line(result + target + ";");
+      }
+      std::string v = ex(s.value);
+      std::string updated;
+      switch (s.op) {
+      case AtomicOp::add: updated = "(" + ct + ")(" + target + " + " + v + ")"; break;
+      case AtomicOp::sub: updated = "(" + ct + ")(" + target + " - " + v + ")"; break;
+      case AtomicOp::mul: updated = "(" + ct + ")(" + target + " * " + v + ")"; break;
+      case AtomicOp::min: updated = "qd::min(" + target + ", " + v + ")"; break;
+      case AtomicOp::max: updated = "qd::max(" + target + ", " + v + ")"; break;
+      case AtomicOp::bit_and: updated = "(" + ct + ")(" + target + " & " + v + ")"; break;
+      case AtomicOp::bit_or: updated = "(" + ct + ")(" + target + " | " + v + ")"; break;
+      case AtomicOp::bit_xor: updated = "(" + ct + ")(" + target + " ^ " + v + ")"; break;
+      }
+      m_out.line(target + " = " + updated + ";");
+      return;
+    }
+    case StmtKind::if_:
+      m_out.open("if (" + ex(s.cond) + ") {");
+      block(s.then_body);
+      if (!s.else_body.empty()) {
+        m_out.reopen("} else {");
+        block(s.else_body);
+      }
+      m_out.close();
+      return;
+    case StmtKind::while_:
+      m_out.open("while (true) {");
+      block(s.body);
+      m_out.close();
+      return;
+    case StmtKind::range_for: {
+      std::string ct = c_type_of(m_k.vars[s.var].type);
+      std::string end = "end_" + name(s.var);
+      m_out.open("{");
+      m_out.line("const " + ct + " " + end + " = " + ex(s.end) + ";");
+      m_out.open("for (" + ct + " " + name(s.var) + " = " + ex(s.begin) + "; " + name(s.var) +
+                 " < " + end + "; ++" + name(s.var) + ") {");
+      block(s.body);
+      m_out.close();
+      m_out.close();
+      return;
+    }
+    case StmtKind::break_: m_out.line("break;"); return;
+    case StmtKind::continue_: m_out.line("continue;"); return;
+    case StmtKind::ret: {
+      std::string ct = c_type_of(s.value->type);
+      m_out.line("*qd::result<" + ct + ">(ctx) = " + ex(s.value) + ";");
+      m_out.line("return;");
+      return;
+    }
+    }
+  }
+
+  std::string ex(const Expr* e) {
+    std::string ct = c_type_of(e->type);
+    switch (e->kind) {
+    case ExprKind::constant:
+      return is_float(e->type) ? float_literal(e->fval, e->type) : int_literal(e->ival, e->type);
+    case ExprKind::var: return name(e->index);
+    case ExprKind::arg: return param_name(e->index);
+    case ExprKind::shape: return param_name(e->index) + "_shape" + std::to_string(e->axis);
+    case ExprKind::load: return element(e->index, e->a);
+    case ExprKind::unary:
+      switch (e->un) {
+      case UnOp::neg: return "(" + ct + ")(-" + ex(e->a) + ")";
+      case UnOp::bit_not: return "(" + ct + ")(~" + ex(e->a) + ")";
+      case UnOp::logical_not: return "(!" + ex(e->a) + ")";
+      default: return std::string(unary_fn(e->un)) + "(" + ex(e->a) + ")";
+      }
+    case ExprKind::binary: {
+      if (const char* fn = binary_fn(e->bin)) {
+        return std::string(fn) + "(" + ex(e->a) + ", " + ex(e->b) + ")";
+      }
+      std::string s = ex(e->a) + " " + binary_op(e->bin) + " " + ex(e->b);
+      if (is_comparison(e->bin) || e->type == DType::i32 || e->type == DType::i64 ||
+          e->type == DType::u32 || e->type == DType::u64 || is_float(e->type)) {
+        return "(" + s + ")";
+      }
+      return "(" + ct + ")(" + s + ")";  // narrow types: C++ promotes to int
+    }
+    case ExprKind::cast: return "(" + ct + ")" + ex(e->a);
+    case ExprKind::bit_cast: return "__builtin_bit_cast(" + ct + ", " + ex(e->a) + ")";
+    case ExprKind::select:
+      return "(" + ex(e->a) + " ? " + ex(e->b) + " : " + ex(e->c) + ")";
+    }
+    return "0";
+  }
+
+  const Kernel& m_k;
+  Emitter& m_out;
+  bool m_range = false;
+  std::map<int32_t, std::string> m_names;
+  int32_t m_next = 0;
+  std::string m_last_comment;
+};
+
+}  // namespace
+
+std::string emit_unit(const ir::Kernel& k, const std::vector<size_t>& tasks,
+                      std::vector<std::string>& symbols) {
+  Emitter out;
+  out.line("// Generated by qdbuild: do not edit.");
+  out.line("#include \"qd_prelude.hpp\"");
+  out.line();
+  out.line("using namespace qd;");
+  TaskWriter w(k, out);
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    out.line();
+    w.task(k.tasks[tasks[i]], "@SYM" + std::to_string(i) + "@");
+  }
+  std::string text = out.take();
+  uint64_t h = XXH3_64bits(text.data(), text.size());
+  symbols.clear();
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    std::string sym = "qd_" + hex16(h + i);
+    symbols.push_back(sym);
+    std::string ph = "@SYM" + std::to_string(i) + "@";
+    for (size_t at = text.find(ph); at != std::string::npos; at = text.find(ph, at)) {
+      text.replace(at, ph.size(), sym);
+    }
+  }
+  return text;
+}
+
+}  // namespace qd::codegen

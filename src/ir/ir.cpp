@@ -1,0 +1,196 @@
+#include "ir/ir.hpp"
+
+namespace qd::ir {
+
+const char* name_of(UnOp op) {
+  static constexpr const char* k_names[] = {
+      "neg",  "bit_not", "not", "abs", "sqrt",  "rsqrt", "sin",   "cos",    "tan",   "asin", "acos",
+      "atan", "tanh",    "exp", "log", "floor", "ceil",  "round", "popcnt", "clz",   "isnan", "isinf"};
+  return k_names[static_cast<int>(op)];
+}
+
+const char* name_of(BinOp op) {
+  static constexpr const char* k_names[] = {
+      "add",     "sub",    "mul",    "div", "raw_div", "floordiv", "mod", "raw_mod", "pow",
+      "ipow",    "shl",    "shr",    "bit_shr", "and", "or",       "xor", "lt",      "le",
+      "gt",      "ge",     "eq",     "ne",  "min",     "max",      "atan2"};
+  return k_names[static_cast<int>(op)];
+}
+
+bool is_comparison(BinOp op) {
+  return op == BinOp::lt || op == BinOp::le || op == BinOp::gt || op == BinOp::ge ||
+         op == BinOp::eq || op == BinOp::ne;
+}
+
+const char* name_of(AtomicOp op) {
+  static constexpr const char* k_names[] = {"add", "sub", "mul", "min", "max", "and", "or", "xor"};
+  return k_names[static_cast<int>(op)];
+}
+
+int32_t Param::element_count() const {
+  int32_t n = 1;
+  for (int32_t d : element_shape) {
+    n *= d;
+  }
+  return n;
+}
+
+const Expr* Kernel::constant_int(DType t, int64_t v) {
+  Expr& e = m_exprs.emplace_back();
+  e.kind = ExprKind::constant;
+  e.type = t;
+  if (is_float(t)) {
+    e.fval = static_cast<double>(v);
+  } else {
+    e.ival = v;
+  }
+  return &e;
+}
+
+const Expr* Kernel::constant_float(DType t, double v) {
+  Expr& e = m_exprs.emplace_back();
+  e.kind = ExprKind::constant;
+  e.type = t;
+  e.fval = t == DType::f32 ? static_cast<double>(static_cast<float>(v)) : v;
+  return &e;
+}
+
+const Expr* Kernel::var_ref(int32_t var) {
+  Expr& e = m_exprs.emplace_back();
+  e.kind = ExprKind::var;
+  e.type = vars[var].type;
+  e.index = var;
+  return &e;
+}
+
+const Expr* Kernel::arg(int32_t param) {
+  Expr& e = m_exprs.emplace_back();
+  e.kind = ExprKind::arg;
+  e.type = params[param].dtype;
+  e.index = param;
+  return &e;
+}
+
+const Expr* Kernel::shape(int32_t param, int32_t axis) {
+  Expr& e = m_exprs.emplace_back();
+  e.kind = ExprKind::shape;
+  e.type = DType::i32;
+  e.index = param;
+  e.axis = axis;
+  return &e;
+}
+
+const Expr* Kernel::load(int32_t param, const Expr* flat_index) {
+  Expr& e = m_exprs.emplace_back();
+  e.kind = ExprKind::load;
+  e.type = params[param].dtype;
+  e.index = param;
+  e.a = flat_index;
+  return &e;
+}
+
+const Expr* Kernel::unary(UnOp op, DType t, const Expr* a) {
+  Expr& e = m_exprs.emplace_back();
+  e.kind = ExprKind::unary;
+  e.type = t;
+  e.un = op;
+  e.a = a;
+  return &e;
+}
+
+const Expr* Kernel::binary(BinOp op, DType t, const Expr* a, const Expr* b) {
+  Expr& e = m_exprs.emplace_back();
+  e.kind = ExprKind::binary;
+  e.type = t;
+  e.bin = op;
+  e.a = a;
+  e.b = b;
+  return &e;
+}
+
+const Expr* Kernel::cast(DType t, const Expr* a) {
+  if (a->type == t) {
+    return a;
+  }
+  if (a->kind == ExprKind::constant) {
+    // Fold: the value a C cast would give (u1: != 0).
+    Expr& e = m_exprs.emplace_back(*a);
+    e.type = t;
+    if (t == DType::u1) {
+      e.ival = is_float(a->type) ? (a->fval != 0.0) : (a->ival != 0);
+      e.fval = 0.0;
+      return &e;
+    }
+    if (is_float(t)) {
+      double v = is_float(a->type) ? a->fval
+                 : (is_signed(a->type) || a->type == DType::u1)
+                     ? static_cast<double>(a->ival)
+                     : static_cast<double>(static_cast<uint64_t>(a->ival));
+      e.fval = t == DType::f32 ? static_cast<double>(static_cast<float>(v)) : v;
+      e.ival = 0;
+      return &e;
+    }
+    if (!is_float(a->type)) {
+      uint64_t raw = static_cast<uint64_t>(a->ival);
+      int b = bits(t);
+      if (b < 64) {
+        raw &= (uint64_t{1} << b) - 1;
+        if (is_signed(t) && (raw >> (b - 1)) != 0) {
+          raw |= ~((uint64_t{1} << b) - 1);
+        }
+      }
+      e.ival = static_cast<int64_t>(raw);
+      return &e;
+    }
+    // float -> int: only fold values in range (out of range is undefined, left to run time).
+    double v = a->fval;
+    if (v > -9.2e18 && v < 9.2e18) {
+      int64_t iv = static_cast<int64_t>(v);
+      Expr tmp;
+      tmp.kind = ExprKind::constant;
+      tmp.type = DType::i64;
+      tmp.ival = iv;
+      m_exprs.pop_back();
+      const Expr* as_int = &m_exprs.emplace_back(tmp);
+      return cast(t, as_int);
+    }
+    m_exprs.pop_back();
+  }
+  Expr& e = m_exprs.emplace_back();
+  e.kind = ExprKind::cast;
+  e.type = t;
+  e.a = a;
+  return &e;
+}
+
+const Expr* Kernel::bit_cast(DType t, const Expr* a) {
+  Expr& e = m_exprs.emplace_back();
+  e.kind = ExprKind::bit_cast;
+  e.type = t;
+  e.a = a;
+  return &e;
+}
+
+const Expr* Kernel::select(const Expr* c, const Expr* a, const Expr* b) {
+  Expr& e = m_exprs.emplace_back();
+  e.kind = ExprKind::select;
+  e.type = a->type;
+  e.a = c;
+  e.b = a;
+  e.c = b;
+  return &e;
+}
+
+Stmt* Kernel::stmt(StmtKind kind, int32_t line) {
+  Stmt& s = m_stmts.emplace_back();
+  s.kind = kind;
+  s.line = line;
+  return &s;
+}
+
+int32_t Kernel::new_var(std::string name, DType t) {
+  vars.push_back(Var{std::move(name), t});
+  return static_cast<int32_t>(vars.size()) - 1;
+}
+
+}  // namespace qd::ir

@@ -1,0 +1,225 @@
+// The typed kernel IR: structured, scalar-typed, owned by one Kernel (arenas).
+//
+// Lowering (src/ir/lower) has already done everything Python does at compile time: constants are
+// folded, qd.static branches and loops are resolved, funcs are inlined, vectors and matrices are
+// scalarized (one Var per component). What remains is C-like: scalar Vars, expression trees that
+// are free of side effects (loads, arithmetic, casts, selects), and statements that do the rest
+// (assignments, stores, atomics, control flow). Every expression carries its DType; conversions
+// are explicit Cast nodes (the verifier checks that operand types agree).
+//
+// The offload pass (passes/offload.hpp) splits the kernel's root block into Tasks: each top-level
+// parallel RangeFor is one range task, each maximal run of other statements one serial task.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.hpp"
+
+namespace qd::ir {
+
+enum class ExprKind : uint8_t { constant, var, arg, shape, load, unary, binary, cast, bit_cast, select };
+
+enum class UnOp : uint8_t {
+  neg,
+  bit_not,
+  logical_not,  // x == 0, u1
+  abs,
+  sqrt,
+  rsqrt,
+  sin,
+  cos,
+  tan,
+  asin,
+  acos,
+  atan,
+  tanh,
+  exp,
+  log,
+  floor,
+  ceil,
+  round,  // half away from zero
+  popcnt,
+  clz,
+  isnan,
+  isinf,
+};
+
+enum class BinOp : uint8_t {
+  add,
+  sub,
+  mul,
+  div,       // floats only
+  raw_div,   // C division (integers: truncation)
+  floordiv,  // Python //
+  mod,       // Python % (sign of the divisor)
+  raw_mod,   // C % / fmod
+  pow,       // floats: pow()
+  ipow,      // integer exponent, repeated squaring (result: base type)
+  shl,
+  shr,       // arithmetic for signed, logical for unsigned left operands
+  bit_shr,   // always logical
+  bit_and,
+  bit_or,
+  bit_xor,
+  lt,
+  le,
+  gt,
+  ge,
+  eq,
+  ne,
+  min,
+  max,
+  atan2,
+};
+
+const char* name_of(UnOp op);
+const char* name_of(BinOp op);
+bool is_comparison(BinOp op);
+
+struct Expr {
+  ExprKind kind = ExprKind::constant;
+  DType type = DType::i32;
+  int64_t ival = 0;   // constant (integers, u1; unsigned values as their bit pattern)
+  double fval = 0.0;  // constant (floats)
+  int32_t index = -1; // var id; arg: parameter index; shape/load: the array parameter
+  int32_t axis = 0;   // shape: the axis
+  UnOp un = UnOp::neg;
+  BinOp bin = BinOp::add;
+  const Expr* a = nullptr;  // operand / load: the flat element index (i64) / select: condition
+  const Expr* b = nullptr;
+  const Expr* c = nullptr;
+};
+
+enum class StmtKind : uint8_t {
+  assign,     // var = value (decl: first assignment, declares it)
+  store,      // array[index] = value
+  atomic,     // old = op(target, value): target is array[index] or var `target_var`
+  if_,        // if cond: then_body else else_body
+  while_,     // while true: body (the condition is an `if not c: break` inside)
+  range_for,  // for var in [begin, end): body; parallel at the kernel root
+  break_,
+  continue_,
+  ret,        // the kernel's return value = value
+};
+
+enum class AtomicOp : uint8_t { add, sub, mul, min, max, bit_and, bit_or, bit_xor };
+const char* name_of(AtomicOp op);
+
+struct Stmt;
+using Block = std::vector<Stmt*>;
+
+struct Stmt {
+  StmtKind kind = StmtKind::assign;
+  int32_t line = 0;
+  std::string text;  // the Python source line (without comments) it came from, for listings
+  bool decl = false;
+  int32_t var = -1;         // assign: target; atomic: result var or -1; range_for: loop variable
+  int32_t array = -1;       // store / atomic on an array element: the parameter
+  int32_t target_var = -1;  // atomic on a variable
+  AtomicOp op = AtomicOp::add;
+  const Expr* index = nullptr;  // store / atomic: flat element index (i64)
+  const Expr* value = nullptr;
+  const Expr* cond = nullptr;
+  const Expr* begin = nullptr;  // range_for bounds (i64 for flat loops, else i32)
+  const Expr* end = nullptr;
+  Block then_body;
+  Block else_body;
+  Block body;
+  bool parallel = false;  // range_for at the kernel root, offloaded as a range task
+  std::string label;      // range_for: "for i in range(n)" as written
+};
+
+struct Var {
+  std::string name;  // source name ("" for compiler temporaries)
+  DType type = DType::i32;
+};
+
+struct Param {
+  enum class Kind : uint8_t { scalar, ndarray, template_ };
+  std::string name;
+  Kind kind = Kind::scalar;
+  DType dtype = DType::i32;
+  int32_t ndim = 0;
+  std::vector<int32_t> element_shape;  // [n] vector, [n, m] matrix elements
+  int32_t slot = -1;                   // index into the launch's args (non-template params)
+  std::string text;                    // canonical type text
+  int32_t element_count() const;
+};
+
+struct Task {
+  bool range = false;
+  const Stmt* loop = nullptr;  // range: the parallel RangeFor
+  Block body;                  // serial: the statements
+  std::string label;
+  int32_t line = 0;
+};
+
+struct Kernel {
+  std::string id;    // module:qualname
+  std::string path;  // the source file
+  std::vector<Param> params;
+  std::vector<Var> vars;
+  std::optional<DType> ret;
+  Block body;
+
+  // Filled by the passes.
+  std::vector<Task> tasks;
+  std::vector<int32_t> temp_offset;  // per var: byte offset in the temporaries, -1 if none
+  uint64_t temps_size = 0;
+  std::string whole_reason;  // non-empty: compiled as one unit
+
+  // Construction (the arenas keep addresses stable).
+  const Expr* constant_int(DType t, int64_t v);
+  const Expr* constant_float(DType t, double v);
+  const Expr* var_ref(int32_t var);
+  const Expr* arg(int32_t param);
+  const Expr* shape(int32_t param, int32_t axis);
+  const Expr* load(int32_t param, const Expr* flat_index);
+  const Expr* unary(UnOp op, DType t, const Expr* a);
+  const Expr* binary(BinOp op, DType t, const Expr* a, const Expr* b);
+  const Expr* cast(DType t, const Expr* a);  // no node when the type already matches
+  const Expr* bit_cast(DType t, const Expr* a);
+  const Expr* select(const Expr* c, const Expr* a, const Expr* b);
+  Stmt* stmt(StmtKind kind, int32_t line);
+  int32_t new_var(std::string name, DType t);
+
+private:
+  std::deque<Expr> m_exprs;
+  std::deque<Stmt> m_stmts;
+};
+
+// Calls f(stmt) for every statement of a block, nested blocks included (pre-order).
+template <class F> void walk_stmts(const Block& block, F&& f) {
+  for (const Stmt* s : block) {
+    f(*s);
+    walk_stmts(s->then_body, f);
+    walk_stmts(s->else_body, f);
+    walk_stmts(s->body, f);
+  }
+}
+
+// Calls f(expr) for every expression node under e (pre-order).
+template <class F> void walk_expr(const Expr* e, F&& f) {
+  if (e == nullptr) {
+    return;
+  }
+  f(*e);
+  walk_expr(e->a, f);
+  walk_expr(e->b, f);
+  walk_expr(e->c, f);
+}
+
+// Every expression tree a statement holds directly (not those of nested statements).
+template <class F> void for_each_expr(const Stmt& s, F&& f) {
+  for (const Expr* e : {s.index, s.value, s.cond, s.begin, s.end}) {
+    if (e != nullptr) {
+      f(e);
+    }
+  }
+}
+
+}  // namespace qd::ir

@@ -1,0 +1,814 @@
+// Calls: Python builtins, the qd.* API (kernel-language.md §1.5), atomics, and qd.func inlining
+// with its by-value / by-reference parameter rules (§1.8).
+#include <cmath>
+
+#include "ir/lower/lowerer.hpp"
+
+namespace qd::ir::lower {
+
+const ast::Expr* Lowerer::keyword(const ast::Call* c, std::string_view name) {
+  for (const ast::Keyword* k : c->keywords) {
+    if (!ast::is_absent(k->arg) && k->arg == name) {
+      return k->value;
+    }
+  }
+  return nullptr;
+}
+
+Val Lowerer::eval_call(const ast::Call* c) {
+  Val callee = eval(c->func);
+  if (callee.kind == Val::Kind::api) {
+    const std::string& p = callee.path;
+    if (p.starts_with("atomic_")) {
+      return call_atomic(p, c);
+    }
+    if (p == "loop_config") {
+      if (const ast::Expr* s = keyword(c, "serialize")) {
+        m_pending_serialize = static_truth(eval(s), s->pos);
+      }
+      return Val::of_py(sema::Value::none());
+    }
+  }
+  std::vector<Val> args;
+  for (const ast::Expr* a : c->args) {
+    if (const auto* st = a->as<ast::Starred>()) {
+      for (Val& v : static_items(eval(st->value), a->pos)) {
+        args.push_back(std::move(v));
+      }
+      continue;
+    }
+    args.push_back(eval(a));
+  }
+  switch (callee.kind) {
+  case Val::Kind::api: return call_api(callee.path, c, args);
+  case Val::Kind::builtin: return call_builtin(callee.path, c, args);
+  case Val::Kind::func: return call_func(callee.def, c, args);
+  case Val::Kind::dtype:
+    if (args.size() != 1) {
+      type_error(c->pos, std::string(name_of(callee.dtype)) + "() takes one argument");
+    }
+    return cast_val(args[0], callee.dtype, c->pos);
+  case Val::Kind::tensor_type: return construct_tensor_type(callee, args, c->pos);
+  case Val::Kind::method: return call_method(callee, c, args);
+  default: unsupported(c->pos, "calling " + callee.describe());
+  }
+}
+
+Val Lowerer::call_atomic(const std::string& name, const ast::Call* c) {
+  if (c->args.size != 2) {
+    type_error(c->pos, "qd." + name + "(x, y) takes two arguments");
+  }
+  static const std::pair<const char*, AtomicOp> k_ops[] = {
+      {"atomic_add", AtomicOp::add},     {"atomic_sub", AtomicOp::sub},
+      {"atomic_mul", AtomicOp::mul},     {"atomic_min", AtomicOp::min},
+      {"atomic_max", AtomicOp::max},     {"atomic_and", AtomicOp::bit_and},
+      {"atomic_or", AtomicOp::bit_or},   {"atomic_xor", AtomicOp::bit_xor},
+  };
+  for (const auto& [n, op] : k_ops) {
+    if (name == n) {
+      LValue lv = lvalue(c->args[0]);
+      Val v = eval(c->args[1]);
+      return atomic(op, lv, v, c->pos, true);
+    }
+  }
+  unsupported(c->pos, "qd." + name);
+}
+
+Val Lowerer::unary_math(UnOp op, const Val& v, const ast::Pos& pos, bool int_to_float,
+                        bool int_ok) {
+  auto one = [&](const Expr* e) -> const Expr* {
+    DType t = e->type;
+    if (is_integral(t)) {
+      if (int_to_float) {
+        t = m_default_fp;
+      } else if (!int_ok) {
+        type_error(pos, std::string(name_of(op)) + "() takes real inputs only, got " + name_of(t));
+      }
+    }
+    return m_kernel->unary(op, t, m_kernel->cast(t, e));
+  };
+  if (v.kind == Val::Kind::tensor) {
+    return tensor_unary(v, one);
+  }
+  return Val::of_scalar(one(to_scalar(v, pos)));
+}
+
+Val Lowerer::min_max(bool is_max, std::vector<Val>& args, const ast::Pos& pos) {
+  if (args.size() == 1) {
+    Val one = args[0];
+    if (one.kind == Val::Kind::tensor) {
+      return reduce(one, is_max ? BinOp::max : BinOp::min, pos);
+    }
+    args = static_items(one, pos);
+  }
+  if (args.size() < 2) {
+    type_error(pos, std::string(is_max ? "max" : "min") + "() needs at least two arguments");
+  }
+  bool all_py = true;
+  for (const Val& a : args) {
+    all_py = all_py && a.kind == Val::Kind::py;
+  }
+  if (all_py) {
+    Val best = args[0];
+    for (size_t k = 1; k < args.size(); ++k) {
+      sema::Value gt = sema::compare_op(ast::CmpOperator::Gt, args[k].py, best.py);
+      sema::Value lt = sema::compare_op(ast::CmpOperator::Lt, args[k].py, best.py);
+      if ((is_max && gt.b) || (!is_max && lt.b)) {
+        best = args[k];
+      }
+    }
+    return best;
+  }
+  Val acc = args[0];
+  for (size_t k = 1; k < args.size(); ++k) {
+    const Val& b = args[k];
+    BinOp op = is_max ? BinOp::max : BinOp::min;
+    if (acc.kind == Val::Kind::tensor || b.kind == Val::Kind::tensor) {
+      const Val& shape = acc.kind == Val::Kind::tensor ? acc : b;
+      std::vector<const Expr*> elems;
+      DType t = promoted(acc.kind == Val::Kind::tensor ? acc.dtype : to_scalar(acc, pos)->type,
+                         b.kind == Val::Kind::tensor ? b.dtype : to_scalar(b, pos)->type);
+      for (int32_t i = 0; i < shape.size(); ++i) {
+        const Expr* x = acc.kind == Val::Kind::tensor ? acc.elems[i] : to_scalar(acc, pos);
+        const Expr* y = b.kind == Val::Kind::tensor ? b.elems[i] : to_scalar(b, pos);
+        elems.push_back(m_kernel->binary(op, t, m_kernel->cast(t, x), m_kernel->cast(t, y)));
+      }
+      acc = Val::of_tensor(std::move(elems), shape.rows, shape.cols, t);
+      continue;
+    }
+    const Expr* x = to_scalar(acc, pos);
+    const Expr* y = to_scalar(b, pos);
+    DType t = promoted(x->type, y->type);
+    acc = Val::of_scalar(m_kernel->binary(op, t, m_kernel->cast(t, x), m_kernel->cast(t, y)));
+  }
+  return acc;
+}
+
+Val Lowerer::call_math(const std::string& name, const ast::Call* c, std::vector<Val>& args) {
+  const ast::Pos& pos = c->pos;
+  auto need = [&](size_t n) {
+    if (args.size() != n) {
+      type_error(pos, "qd." + name + "() takes " + std::to_string(n) + " argument" +
+                          (n == 1 ? "" : "s") + ", got " + std::to_string(args.size()));
+    }
+  };
+  struct Un {
+    const char* name;
+    UnOp op;
+    bool int_to_float;
+    bool int_ok;
+  };
+  static const Un k_unary[] = {
+      {"sin", UnOp::sin, false, false},     {"cos", UnOp::cos, false, false},
+      {"tan", UnOp::tan, false, false},     {"asin", UnOp::asin, false, false},
+      {"acos", UnOp::acos, false, false},   {"atan", UnOp::atan, false, false},
+      {"tanh", UnOp::tanh, false, false},   {"exp", UnOp::exp, true, false},
+      {"log", UnOp::log, true, false},      {"sqrt", UnOp::sqrt, true, false},
+      {"rsqrt", UnOp::rsqrt, true, false},  {"abs", UnOp::abs, false, true},
+      {"isnan", UnOp::isnan, false, false}, {"isinf", UnOp::isinf, false, false},
+  };
+  for (const Un& u : k_unary) {
+    if (name == u.name) {
+      need(1);
+      Val r = unary_math(u.op, args[0], pos, u.int_to_float, u.int_ok);
+      if (u.op == UnOp::isnan || u.op == UnOp::isinf) {
+        auto to_u1 = [&](const Expr* e) {
+          const Expr* inner = e->kind == ExprKind::unary ? e : e;
+          return m_kernel->unary(u.op, DType::u1, inner->a);
+        };
+        if (r.kind == Val::Kind::tensor) {
+          return tensor_unary(r, to_u1);
+        }
+        return Val::of_scalar(to_u1(r.expr));
+      }
+      return r;
+    }
+  }
+  if (name == "floor" || name == "ceil" || name == "round") {
+    if (args.empty() || args.size() > 2) {
+      type_error(pos, "qd." + name + "(x, dtype=None) takes one or two arguments");
+    }
+    UnOp op = name == "floor" ? UnOp::floor : name == "ceil" ? UnOp::ceil : UnOp::round;
+    Val r = unary_math(op, args[0], pos, false, false);
+    const ast::Expr* dt = args.size() > 1 ? nullptr : keyword(c, "dtype");
+    Val dv = args.size() > 1 ? args[1] : dt != nullptr ? eval(dt) : Val::of_py(sema::Value::none());
+    if (dv.kind == Val::Kind::dtype) {
+      return cast_val(r, dv.dtype, pos);
+    }
+    return r;
+  }
+  if (name == "popcnt" || name == "clz") {
+    need(1);
+    UnOp op = name == "popcnt" ? UnOp::popcnt : UnOp::clz;
+    auto one = [&](const Expr* e) -> const Expr* {
+      if (is_float(e->type)) {
+        type_error(pos, "qd." + name + "() takes an integer");
+      }
+      return m_kernel->unary(op, DType::i32, e);
+    };
+    if (args[0].kind == Val::Kind::tensor) {
+      return tensor_unary(args[0], one);
+    }
+    return Val::of_scalar(one(to_scalar(args[0], pos)));
+  }
+  if (name == "atan2") {
+    need(2);
+    const Expr* y = to_scalar(args[0], pos);
+    const Expr* x = to_scalar(args[1], pos);
+    DType t = y->type == DType::f64 || x->type == DType::f64 ? DType::f64 : DType::f32;
+    return Val::of_scalar(m_kernel->binary(BinOp::atan2, t, m_kernel->cast(t, y), m_kernel->cast(t, x)));
+  }
+  if (name == "pow") {
+    need(2);
+    return binary(ast::Operator::Pow, args[0], args[1], pos);
+  }
+  if (name == "max" || name == "min") {
+    return min_max(name == "max", args, pos);
+  }
+  if (name == "log2") {
+    need(1);
+    Val l = unary_math(UnOp::log, args[0], pos, true, false);
+    return binary(ast::Operator::Div, l, Val::of_py(sema::Value::floating(std::log(2.0))), pos);
+  }
+  if (name == "clamp") {
+    need(3);
+    std::vector<Val> lo{args[0], args[1]};
+    Val m = min_max(true, lo, pos);
+    std::vector<Val> hi{m, args[2]};
+    return min_max(false, hi, pos);
+  }
+  if (name == "mix") {
+    need(3);  // x * (1 - a) + y * a
+    Val one_minus = binary(ast::Operator::Sub, Val::of_py(sema::Value::floating(1.0)), args[2], pos);
+    return binary(ast::Operator::Add, binary(ast::Operator::Mult, args[0], one_minus, pos),
+                  binary(ast::Operator::Mult, args[1], args[2], pos), pos);
+  }
+  if (name == "fract") {
+    need(1);
+    Val f = unary_math(UnOp::floor, args[0], pos, false, false);
+    return binary(ast::Operator::Sub, args[0], f, pos);
+  }
+  if (name == "step") {
+    need(2);  // 0 if x < edge else 1
+    auto one = [&](const Expr* edge, const Expr* x) {
+      DType t = promoted(promoted(edge->type, x->type), m_default_fp);
+      const Expr* lt = m_kernel->binary(BinOp::lt, DType::u1, m_kernel->cast(t, x), m_kernel->cast(t, edge));
+      return m_kernel->select(lt, m_kernel->constant_float(t, 0.0), m_kernel->constant_float(t, 1.0));
+    };
+    if (args[1].kind == Val::Kind::tensor) {
+      std::vector<const Expr*> elems;
+      for (size_t i = 0; i < args[1].elems.size(); ++i) {
+        const Expr* e = args[0].kind == Val::Kind::tensor ? args[0].elems[i] : to_scalar(args[0], pos);
+        elems.push_back(one(e, args[1].elems[i]));
+      }
+      return Val::of_tensor(std::move(elems), args[1].rows, args[1].cols, elems.front()->type);
+    }
+    return Val::of_scalar(one(to_scalar(args[0], pos), to_scalar(args[1], pos)));
+  }
+  if (name == "smoothstep") {
+    need(3);  // t = clamp((x - e0) / (e1 - e0), 0, 1); t * t * (3 - 2 t)
+    Val t = binary(ast::Operator::Div, binary(ast::Operator::Sub, args[2], args[0], pos),
+                   binary(ast::Operator::Sub, args[1], args[0], pos), pos);
+    std::vector<Val> a{t, Val::of_py(sema::Value::floating(0.0))};
+    Val lo = min_max(true, a, pos);
+    std::vector<Val> b{lo, Val::of_py(sema::Value::floating(1.0))};
+    t = materialize(min_max(false, b, pos), pos);
+    Val three_minus = binary(ast::Operator::Sub, Val::of_py(sema::Value::floating(3.0)),
+                             binary(ast::Operator::Mult, Val::of_py(sema::Value::floating(2.0)), t, pos), pos);
+    return binary(ast::Operator::Mult, binary(ast::Operator::Mult, t, t, pos), three_minus, pos);
+  }
+  if (name == "sign") {
+    need(1);
+    auto one = [&](const Expr* x) {
+      const Expr* zero = m_kernel->constant_int(x->type, 0);
+      const Expr* pos1 = m_kernel->constant_int(x->type, 1);
+      const Expr* neg1 = is_float(x->type) || is_signed(x->type) ? m_kernel->constant_int(x->type, -1) : zero;
+      return m_kernel->select(m_kernel->binary(BinOp::gt, DType::u1, x, zero), pos1,
+                              m_kernel->select(m_kernel->binary(BinOp::lt, DType::u1, x, zero), neg1, zero));
+    };
+    if (args[0].kind == Val::Kind::tensor) {
+      return tensor_unary(args[0], one);
+    }
+    return Val::of_scalar(one(to_scalar(args[0], pos)));
+  }
+  if (name == "degrees" || name == "radians") {
+    need(1);
+    double f = name == "degrees" ? 180.0 / M_PI : M_PI / 180.0;
+    return binary(ast::Operator::Mult, args[0], Val::of_py(sema::Value::floating(f)), pos);
+  }
+  if (name == "dot") {
+    need(2);
+    return dot(as_tensor(args[0], pos), as_tensor(args[1], pos), pos);
+  }
+  if (name == "cross" || name == "length" || name == "normalize" || name == "distance") {
+    Val a = as_tensor(args.empty() ? Val{} : args[0], pos);
+    std::vector<Val> rest(args.begin() + 1, args.end());
+    if (name == "distance") {
+      need(2);
+      Val d = tensor_binary(ast::Operator::Sub, a, as_tensor(args[1], pos), pos);
+      std::vector<Val> none;
+      return tensor_method(d, "norm", none, c, pos);
+    }
+    return tensor_method(a, name == "length" ? "norm" : name == "normalize" ? "normalized" : name,
+                         rest, c, pos);
+  }
+  if (name == "reflect") {
+    need(2);  // I - 2 * dot(N, I) * N
+    Val i = as_tensor(args[0], pos);
+    Val n = as_tensor(args[1], pos);
+    Val d = dot(n, i, pos);
+    Val twice = binary(ast::Operator::Mult, Val::of_py(sema::Value::floating(2.0)), d, pos);
+    return tensor_binary(ast::Operator::Sub, i, tensor_binary(ast::Operator::Mult, twice, n, pos), pos);
+  }
+  unsupported(pos, "qd." + name);
+}
+
+Val Lowerer::call_api(const std::string& path, const ast::Call* c, std::vector<Val>& args) {
+  const ast::Pos& pos = c->pos;
+  if (path == "static") {
+    if (args.size() != 1) {
+      if (args.empty()) {
+        type_error(pos, "qd.static() takes one argument");
+      }
+      return Val::of_tuple(args);
+    }
+    Val v = args[0];
+    if (v.is_runtime()) {
+      fail(pos, "QD206", "qd.static() needs a compile-time value, got " + v.describe());
+    }
+    if (v.kind == Val::Kind::range || v.kind == Val::Kind::ndrange || v.kind == Val::Kind::grouped) {
+      v.path = "static";
+    }
+    return v;
+  }
+  if (path == "static_assert") {
+    if (args.empty()) {
+      type_error(pos, "qd.static_assert(cond, msg) needs a condition");
+    }
+    if (!static_truth(args[0], pos)) {
+      std::string msg = args.size() > 1 && args[1].kind == Val::Kind::py &&
+                                args[1].py.kind == sema::Value::Kind::string
+                            ? args[1].py.s
+                            : "qd.static_assert failed";
+      fail(pos, "QD206", msg);
+    }
+    return Val::of_py(sema::Value::none());
+  }
+  if (path == "static_print") {
+    return Val::of_py(sema::Value::none());
+  }
+  if (path == "ndrange") {
+    Val nd;
+    nd.kind = Val::Kind::ndrange;
+    for (const Val& a : args) {
+      if (a.kind == Val::Kind::tuple) {
+        if (a.items.size() != 2) {
+          type_error(pos, "an ndrange dimension is n or (begin, end)");
+        }
+        nd.items.push_back(a);
+      } else if (a.kind == Val::Kind::py && a.py.kind == sema::Value::Kind::tuple) {
+        if (a.py.items.size() != 2) {
+          type_error(pos, "an ndrange dimension is n or (begin, end)");
+        }
+        nd.items.push_back(Val::of_tuple({Val::of_py(a.py.items[0]), Val::of_py(a.py.items[1])}));
+      } else {
+        nd.items.push_back(Val::of_tuple({Val::of_int(0), a}));
+      }
+    }
+    if (keyword(c, "axes") != nullptr) {
+      unsupported(pos, "ndrange(axes=...) (tier 2)");
+    }
+    return nd;
+  }
+  if (path == "grouped") {
+    if (args.size() != 1) {
+      type_error(pos, "qd.grouped() takes one argument");
+    }
+    Val g;
+    g.kind = Val::Kind::grouped;
+    g.items.push_back(args[0]);
+    return g;
+  }
+  if (path == "cast") {
+    if (args.size() != 2 || args[1].kind != Val::Kind::dtype) {
+      type_error(pos, "qd.cast(x, dtype) needs a value and a scalar type");
+    }
+    return cast_val(args[0], args[1].dtype, pos);
+  }
+  if (path == "bit_cast") {
+    if (args.size() != 2 || args[1].kind != Val::Kind::dtype) {
+      type_error(pos, "qd.bit_cast(x, dtype) needs a value and a scalar type");
+    }
+    const Expr* e = to_scalar(args[0], pos);
+    if (bits(e->type) != bits(args[1].dtype)) {
+      type_error(pos, "qd.bit_cast() needs types of the same width");
+    }
+    return Val::of_scalar(m_kernel->bit_cast(args[1].dtype, e));
+  }
+  if (path == "select") {
+    if (args.size() != 3) {
+      type_error(pos, "qd.select(cond, a, b) takes three arguments");
+    }
+    const Val& cv = args[0];
+    Val a = args[1];
+    Val b = args[2];
+    bool tensor = cv.kind == Val::Kind::tensor || a.kind == Val::Kind::tensor || b.kind == Val::Kind::tensor;
+    if (!tensor) {
+      const Expr* x = to_scalar(a, pos);
+      const Expr* y = to_scalar(b, pos);
+      DType t = promoted(x->type, y->type);
+      return Val::of_scalar(m_kernel->select(condition(cv, pos), m_kernel->cast(t, x), m_kernel->cast(t, y)));
+    }
+    const Val& shape = cv.kind == Val::Kind::tensor ? cv : a.kind == Val::Kind::tensor ? a : b;
+    std::vector<const Expr*> elems;
+    DType t = promoted(a.kind == Val::Kind::tensor ? a.dtype : to_scalar(a, pos)->type,
+                       b.kind == Val::Kind::tensor ? b.dtype : to_scalar(b, pos)->type);
+    for (int32_t i = 0; i < shape.size(); ++i) {
+      const Expr* ci = cv.kind == Val::Kind::tensor ? cv.elems[i] : to_scalar(cv, pos);
+      const Expr* x = a.kind == Val::Kind::tensor ? a.elems[i] : to_scalar(a, pos);
+      const Expr* y = b.kind == Val::Kind::tensor ? b.elems[i] : to_scalar(b, pos);
+      elems.push_back(m_kernel->select(condition(Val::of_scalar(ci), pos), m_kernel->cast(t, x),
+                                       m_kernel->cast(t, y)));
+    }
+    return Val::of_tensor(std::move(elems), shape.rows, shape.cols, t);
+  }
+  if (path == "raw_div" || path == "raw_mod") {
+    if (args.size() != 2) {
+      type_error(pos, "qd." + path + "(a, b) takes two arguments");
+    }
+    const Expr* a = to_scalar(args[0], pos);
+    const Expr* b = to_scalar(args[1], pos);
+    DType t = promoted(a->type, b->type);
+    return Val::of_scalar(m_kernel->binary(path == "raw_div" ? BinOp::raw_div : BinOp::raw_mod, t,
+                                           m_kernel->cast(t, a), m_kernel->cast(t, b)));
+  }
+  if (path == "bit_shr") {
+    const Expr* a = to_scalar(args.at(0), pos);
+    const Expr* b = to_scalar(args.at(1), pos);
+    return Val::of_scalar(m_kernel->binary(BinOp::bit_shr, a->type, a, m_kernel->cast(a->type, b)));
+  }
+  if (path == "volatile_load") {
+    if (args.size() != 1) {
+      type_error(pos, "qd.volatile_load(x) takes one argument");
+    }
+    return args[0];
+  }
+  if (path == "Vector" || path == "math.Vector" || path == "types.Vector") {
+    if (args.size() != 1) {
+      type_error(pos, "qd.Vector([...]) takes a list");
+    }
+    std::optional<DType> dt;
+    if (const ast::Expr* k = keyword(c, "dt")) {
+      dt = eval(k).dtype;
+    }
+    return make_vector(static_items(args[0], pos), dt, pos);
+  }
+  if (path == "Matrix" || path == "math.Matrix") {
+    if (args.size() != 1) {
+      type_error(pos, "qd.Matrix([[...], ...]) takes a list of rows");
+    }
+    std::optional<DType> dt;
+    if (const ast::Expr* k = keyword(c, "dt")) {
+      dt = eval(k).dtype;
+    }
+    std::vector<Val> rows = static_items(args[0], pos);
+    if (!rows.empty() && rows[0].kind != Val::Kind::tuple && rows[0].kind != Val::Kind::tensor) {
+      return make_vector(rows, dt, pos);  // qd.Matrix([1, 2, 3]) is a vector
+    }
+    return make_matrix(rows, dt, pos);
+  }
+  if (path == "types.vector" || path == "types.matrix") {
+    bool matrix = path == "types.matrix";
+    size_t dims = matrix ? 2 : 1;
+    std::vector<Val> a = args;
+    if (const ast::Expr* k = keyword(c, "dtype")) {
+      a.resize(dims + 1);
+      a[dims] = eval(k);
+    }
+    if (a.size() != dims + 1 || a[dims].kind != Val::Kind::dtype) {
+      type_error(pos, std::string("qd.types.") + (matrix ? "matrix(n, m, dtype)" : "vector(n, dtype)") +
+                          " needs its sizes and a scalar dtype");
+    }
+    Val t;
+    t.kind = Val::Kind::tensor_type;
+    t.rows = static_cast<int32_t>(static_int(a[0], pos, "a vector size"));
+    t.cols = matrix ? static_cast<int32_t>(static_int(a[1], pos, "a matrix size")) : 0;
+    t.dtype = a[dims].dtype;
+    return t;
+  }
+  for (const char* head : {"Matrix.", "Vector.", "math.Matrix.", "math.Vector."}) {
+    if (path.starts_with(head)) {
+      std::string m = path.substr(std::string_view(head).size());
+      return tensor_method(Val::of_api(path), m, args, c, pos);
+    }
+  }
+  if (path == "random") {
+    unsupported(pos, "qd.random (tier 3: not reproducible)");
+  }
+  std::string name = path.starts_with("math.") ? path.substr(5) : path;
+  return call_math(name, c, args);
+}
+
+Val Lowerer::call_builtin(const std::string& name, const ast::Call* c, std::vector<Val>& args) {
+  const ast::Pos& pos = c->pos;
+  if (name == "range") {
+    if (args.empty() || args.size() > 3) {
+      type_error(pos, "range() takes 1 to 3 arguments");
+    }
+    Val r;
+    r.kind = Val::Kind::range;
+    if (args.size() == 1) {
+      r.items = {Val::of_int(0), args[0]};
+    } else {
+      r.items = args;
+    }
+    if (args.size() == 3) {
+      r.path = "step";
+    }
+    return r;
+  }
+  if (name == "len") {
+    if (args.size() != 1) {
+      type_error(pos, "len() takes one argument");
+    }
+    const Val& v = args[0];
+    switch (v.kind) {
+    case Val::Kind::tensor: return Val::of_int(v.rows);
+    case Val::Kind::tuple: return Val::of_int(static_cast<int64_t>(v.items.size()));
+    case Val::Kind::shape: return Val::of_int(m_kernel->params[v.param].ndim);
+    case Val::Kind::array: return Val::of_scalar(m_kernel->shape(v.param, 0));
+    case Val::Kind::py:
+      if (v.py.kind == sema::Value::Kind::tuple) {
+        return Val::of_int(static_cast<int64_t>(v.py.items.size()));
+      }
+      break;
+    default: break;
+    }
+    type_error(pos, "len() of " + v.describe());
+  }
+  if (name == "int" || name == "float" || name == "bool") {
+    if (args.size() != 1) {
+      type_error(pos, name + "() takes one argument");
+    }
+    const Val& v = args[0];
+    if (v.kind == Val::Kind::py) {
+      sema::Value r;
+      if (name == "int") {
+        r = v.py.kind == sema::Value::Kind::floating ? sema::Value::integer(static_cast<int64_t>(v.py.f))
+            : v.py.kind == sema::Value::Kind::boolean ? sema::Value::integer(v.py.b ? 1 : 0)
+                                                      : v.py;
+      } else if (name == "float") {
+        r = v.py.kind == sema::Value::Kind::integer ? sema::Value::floating(static_cast<double>(v.py.i))
+            : v.py.kind == sema::Value::Kind::boolean ? sema::Value::floating(v.py.b ? 1.0 : 0.0)
+                                                      : v.py;
+      } else {
+        bool known = false;
+        r = sema::Value::boolean(sema::truthy(v.py, known));
+      }
+      return Val::of_py(r);
+    }
+    DType t = name == "int" ? m_default_ip : name == "float" ? m_default_fp : DType::u1;
+    return cast_val(v, t, pos);
+  }
+  if (name == "abs") {
+    if (args.size() != 1) {
+      type_error(pos, "abs() takes one argument");
+    }
+    if (args[0].kind == Val::Kind::py) {
+      sema::Value v = args[0].py;
+      if (v.kind == sema::Value::Kind::integer) {
+        return Val::of_int(v.i < 0 ? -v.i : v.i);
+      }
+      if (v.kind == sema::Value::Kind::floating) {
+        return Val::of_py(sema::Value::floating(std::fabs(v.f)));
+      }
+    }
+    return unary_math(UnOp::abs, args[0], pos, false, true);
+  }
+  if (name == "min" || name == "max") {
+    return min_max(name == "max", args, pos);
+  }
+  if (name == "pow") {
+    if (args.size() != 2) {
+      type_error(pos, "pow() takes two arguments here");
+    }
+    return binary(ast::Operator::Pow, args[0], args[1], pos);
+  }
+  if (name == "enumerate") {
+    Val v;
+    v.kind = Val::Kind::enumerate_;
+    v.items = args;
+    return v;
+  }
+  if (name == "zip") {
+    Val v;
+    v.kind = Val::Kind::zip_;
+    v.items = args;
+    return v;
+  }
+  if (name == "tuple" || name == "list") {
+    if (args.size() != 1) {
+      type_error(pos, name + "() takes one argument");
+    }
+    return Val::of_tuple(static_items(args[0], pos), name == "list");
+  }
+  if (name == "print") {
+    unsupported(pos, "print (tier 2)");
+  }
+  unsupported(pos, "the builtin " + name + "()");
+}
+
+Val Lowerer::cast_to_annotation(const Val& v, const ast::Expr* annotation, int32_t module,
+                                const ast::Pos& pos) {
+  Val t = eval_module_expr(module, annotation);
+  if (t.kind == Val::Kind::dtype) {
+    return cast_val(v, t.dtype, pos);
+  }
+  if (t.kind == Val::Kind::tensor_type) {
+    Val x = as_tensor(v, pos);
+    if (x.rows != t.rows || x.cols != t.cols) {
+      type_error(pos, "the value (" + x.describe() + ") does not match the annotation");
+    }
+    return tensor_cast(x, t.dtype, pos);
+  }
+  if ((t.kind == Val::Kind::builtin || t.kind == Val::Kind::api) && t.path.ends_with("[]") &&
+      t.path.starts_with("tuple")) {
+    std::vector<Val> items = static_items(v, pos);
+    if (items.size() != t.items.size()) {
+      type_error(pos, "the function returns " + std::to_string(items.size()) +
+                          " values, its annotation says " + std::to_string(t.items.size()));
+    }
+    for (size_t k = 0; k < items.size(); ++k) {
+      const Val& tk = t.items[k];
+      if (tk.kind == Val::Kind::dtype) {
+        items[k] = cast_val(items[k], tk.dtype, pos);
+      } else if (tk.kind == Val::Kind::tensor_type) {
+        items[k] = tensor_cast(as_tensor(items[k], pos), tk.dtype, pos);
+      }
+    }
+    return Val::of_tuple(std::move(items));
+  }
+  return v;
+}
+
+Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& args) {
+  const sema::Program& p = *m_in.program;
+  const sema::DefInfo& d = p.defs[def];
+  if (d.role == sema::DefRole::kernel) {
+    fail(c->pos, "QD205", "a kernel cannot call a kernel ('" + p.def_id(def) + "')");
+  }
+  if (d.decorator == "real_func" || d.decorator == "pyfunc") {
+    unsupported(c->pos, "@qd." + d.decorator + " (tier 3)");
+  }
+  if (m_inline_depth > 48) {
+    fail(c->pos, "QD205", "'" + p.def_id(def) + "' calls itself: recursion is not supported");
+  }
+  const ast::Arguments* a = d.args;
+  std::vector<const ast::Arg*> params;
+  for (const ast::Arg* x : a->posonlyargs) {
+    params.push_back(x);
+  }
+  for (const ast::Arg* x : a->args) {
+    params.push_back(x);
+  }
+  if (a->vararg != nullptr || a->kwarg != nullptr || a->kwonlyargs.size > 0) {
+    unsupported(c->pos, "calling a function with *args, **kwargs or keyword-only parameters");
+  }
+  if (args.size() > params.size()) {
+    type_error(c->pos, "'" + p.def_id(def) + "' takes " + std::to_string(params.size()) +
+                           " arguments, got " + std::to_string(args.size()));
+  }
+  std::vector<std::optional<Val>> bound(params.size());
+  std::vector<const ast::Expr*> arg_ast(params.size(), nullptr);
+  for (size_t k = 0; k < args.size(); ++k) {
+    bound[k] = args[k];
+    arg_ast[k] = k < c->args.size ? c->args[k] : nullptr;
+  }
+  for (const ast::Keyword* kw : c->keywords) {
+    if (ast::is_absent(kw->arg)) {
+      unsupported(kw->pos, "**kwargs in a call");
+    }
+    bool found = false;
+    for (size_t k = 0; k < params.size(); ++k) {
+      if (params[k]->arg == kw->arg) {
+        if (bound[k]) {
+          type_error(kw->pos, "argument '" + std::string(kw->arg) + "' given twice");
+        }
+        bound[k] = eval(kw->value);
+        arg_ast[k] = kw->value;
+        found = true;
+      }
+    }
+    if (!found) {
+      type_error(kw->pos, "'" + p.def_id(def) + "' has no parameter '" + std::string(kw->arg) + "'");
+    }
+  }
+  size_t first_default = params.size() - a->defaults.size;
+  for (size_t k = 0; k < params.size(); ++k) {
+    if (!bound[k]) {
+      if (k < first_default) {
+        type_error(c->pos, "'" + p.def_id(def) + "' is missing the argument '" +
+                               std::string(params[k]->arg) + "'");
+      }
+      bound[k] = eval_module_expr(d.module, a->defaults[k - first_default]);
+    }
+  }
+  // Bind the parameters in the callee's frame (§1.8).
+  Frame f;
+  f.module = d.module;
+  f.def = def;
+  f.returns = d.returns;
+  f.scopes.emplace_back();
+  std::vector<std::pair<std::string, BindingRef>> bindings;
+  for (size_t k = 0; k < params.size(); ++k) {
+    const ast::Arg* prm = params[k];
+    const Val& v = *bound[k];
+    std::string name(prm->arg);
+    Val ann;
+    bool annotated = prm->annotation != nullptr;
+    if (annotated) {
+      ann = eval_module_expr(d.module, prm->annotation);
+    }
+    bool by_ref = annotated && ann.kind == Val::Kind::api &&
+                  (ann.path == "template" || ann.path == "Template" || ann.path == "types.template");
+    bool is_array_ann = annotated && ann.kind == Val::Kind::api &&
+                        (ann.path.starts_with("types.ndarray") || ann.path.starts_with("types.NDArray"));
+    if (by_ref || is_array_ann || v.kind == Val::Kind::array) {
+      if (is_array_ann && v.kind != Val::Kind::array) {
+        type_error(arg_ast[k] != nullptr ? arg_ast[k]->pos : c->pos,
+                   "parameter '" + name + "' is an ndarray, got " + v.describe());
+      }
+      BindingRef b;
+      if (by_ref && arg_ast[k] != nullptr && arg_ast[k]->as<ast::Name>() != nullptr) {
+        b = find_local(arg_ast[k]->as<ast::Name>()->id);  // the caller's variable itself
+      }
+      if (b == nullptr) {
+        b = std::make_shared<Binding>();
+        b->kind = Binding::Kind::value;
+        b->value = v;
+        if (by_ref && v.kind == Val::Kind::tensor) {
+          b->value = v;
+        }
+      }
+      bindings.emplace_back(name, b);
+      continue;
+    }
+    // By value: primitive / vector / matrix annotations cast; unannotated values are copied.
+    Val x = v;
+    if (annotated) {
+      if (ann.kind == Val::Kind::dtype) {
+        x = cast_val(v, ann.dtype, c->pos);
+      } else if (ann.kind == Val::Kind::tensor_type) {
+        x = as_tensor(v, c->pos);
+        if (x.rows != ann.rows || x.cols != ann.cols) {
+          type_error(arg_ast[k] != nullptr ? arg_ast[k]->pos : c->pos,
+                     "parameter '" + name + "' expects a " +
+                         (ann.cols == 0 ? "vector of " + std::to_string(ann.rows)
+                                        : std::to_string(ann.rows) + "x" + std::to_string(ann.cols) + " matrix") +
+                         ", got " + x.describe());
+        }
+        x = tensor_cast(x, ann.dtype, c->pos);
+      }
+    }
+    bindings.emplace_back(name, nullptr);
+    bound[k] = x;
+  }
+  m_frames.push_back(std::move(f));
+  ++m_inline_depth;
+  for (size_t k = 0; k < params.size(); ++k) {
+    if (bindings[k].second != nullptr) {
+      frame().scopes.back()[bindings[k].first] = bindings[k].second;
+    } else {
+      declare(bindings[k].first, *bound[k], d.node->pos);
+    }
+  }
+  push_scope();
+  lower_stmts(*d.body);
+  pop_scope();
+  Frame done = std::move(m_frames.back());
+  m_frames.pop_back();
+  --m_inline_depth;
+  m_jump = Jump::none;
+  Val result = done.ret.value_or(Val::of_py(sema::Value::none()));
+  if (d.returns != nullptr) {
+    Val t = eval_module_expr(d.module, d.returns);
+    bool returns_none = t.kind == Val::Kind::py && t.py.kind == sema::Value::Kind::none;
+    if (!returns_none && !done.ret) {
+      fail(d.node->pos, "QD205", "'" + p.def_id(def) + "' has a return type but no return statement");
+    }
+    if (!returns_none) {
+      result = cast_to_annotation(result, d.returns, d.module, c->pos);
+    }
+  }
+  return result;
+}
+
+Val Lowerer::call_method(const Val& method, const ast::Call* c, std::vector<Val>& args) {
+  const Val& receiver = method.items[0];
+  if (receiver.kind == Val::Kind::tensor) {
+    return tensor_method(receiver, method.path, args, c, c->pos);
+  }
+  unsupported(c->pos, "the method " + method.path + "() of " + receiver.describe());
+}
+
+}  // namespace qd::ir::lower

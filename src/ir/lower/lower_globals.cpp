@@ -1,0 +1,277 @@
+// Module-level values (kernel-language.md §0: globals are read at compile time and baked in)
+// and attribute access on compile-time objects.
+#include <cmath>
+#include <limits>
+
+#include "ir/lower/lowerer.hpp"
+#include "sema/resolve.hpp"
+
+namespace qd::ir::lower {
+
+std::string Lowerer::api_path(std::string_view path) {
+  size_t dot = path.find('.');
+  return dot == std::string_view::npos ? std::string() : std::string(path.substr(dot + 1));
+}
+
+std::optional<DType> Lowerer::dtype_of_api(const std::string& path) const {
+  std::string_view p = path;
+  if (p.starts_with("types.")) {
+    p.remove_prefix(6);
+  }
+  if (p == "int") {
+    return m_default_ip;
+  }
+  if (p == "float") {
+    return m_default_fp;
+  }
+  if (p.find('.') != std::string_view::npos) {
+    return std::nullopt;
+  }
+  return dtype_from_name(p);
+}
+
+Val Lowerer::api_constant(const std::string& path, const ast::Pos& pos, bool* ok) {
+  *ok = true;
+  std::string_view p = path;
+  if (p.starts_with("math.")) {
+    p.remove_prefix(5);
+  }
+  if (p == "pi") {
+    return Val::of_py(sema::Value::floating(M_PI));
+  }
+  if (p == "e") {
+    return Val::of_py(sema::Value::floating(M_E));
+  }
+  if (p == "inf") {
+    return Val::of_py(sema::Value::floating(std::numeric_limits<double>::infinity()));
+  }
+  if (p == "nan") {
+    return Val::of_py(sema::Value::floating(std::numeric_limits<double>::quiet_NaN()));
+  }
+  if (auto t = dtype_of_api(path)) {
+    return Val::of_dtype(*t);
+  }
+  if (path == "f16" || path == "float16" || path == "types.f16") {
+    unsupported(pos, "f16");
+  }
+  // Fixed vector / matrix types of qd.math.
+  if (path.starts_with("math.") && path.size() >= 9) {
+    std::string_view last = std::string_view(path).substr(5);
+    char n = last.back();
+    if (n >= '2' && n <= '4') {
+      std::string_view head = last.substr(0, last.size() - 1);
+      Val t;
+      t.kind = Val::Kind::tensor_type;
+      t.rows = n - '0';
+      if (head == "vec" || head == "ivec" || head == "uvec") {
+        t.dtype = head == "vec" ? DType::f32 : head == "ivec" ? DType::i32 : DType::u32;
+        return t;
+      }
+      if (head == "mat") {
+        t.cols = t.rows;
+        t.dtype = DType::f32;
+        return t;
+      }
+    }
+  }
+  *ok = false;
+  return {};
+}
+
+Val Lowerer::eval_module_expr(int32_t module, const ast::Expr* e) {
+  Frame f;
+  f.module = module;
+  f.scopes.emplace_back();
+  m_frames.push_back(std::move(f));
+  std::vector<Loop> saved_loops;
+  saved_loops.swap(m_loops);
+  Val v = eval(e);
+  m_loops.swap(saved_loops);
+  m_frames.pop_back();
+  if (v.is_runtime()) {
+    fail(e->pos, "QD206", "a module-level value must be a compile-time constant");
+  }
+  return v;
+}
+
+Val Lowerer::global(int32_t module, std::string_view name, const ast::Pos& pos) {
+  sema::Entity e = sema::lookup_global(*m_in.program, module, name);
+  return from_entity(e, pos, name);
+}
+
+Val Lowerer::from_entity(const sema::Entity& e, const ast::Pos& pos, std::string_view what) {
+  using EK = sema::Entity::Kind;
+  const sema::Program& p = *m_in.program;
+  // The expression a module-level binding was made from (to evaluate what sema's constant
+  // evaluator leaves open: `vec3 = qd.types.vector(3, qd.f32)`).
+  auto binding_expr = [&]() -> Val {
+    if (e.module < 0) {
+      return {};
+    }
+    const sema::ModuleInfo& m = p.modules[e.module];
+    std::string name = e.path.substr(e.path.rfind('.') + 1);
+    if (name.ends_with("()")) {
+      name = std::string(what);
+    }
+    auto it = m.bindings.find(name);
+    if (it == m.bindings.end() || it->second.empty()) {
+      return {};
+    }
+    const sema::Binding& b = it->second.back();
+    if (b.kind != sema::Binding::Kind::value || b.expr == nullptr || b.aug != nullptr ||
+        b.conditional) {
+      return {};
+    }
+    Val v = eval_module_expr(e.module, b.expr);
+    if (b.tuple_index >= 0) {
+      std::vector<Val> items = static_items(v, pos);
+      if (b.tuple_index >= static_cast<int32_t>(items.size())) {
+        fail(pos, "QD206", "cannot unpack the module-level value of '" + std::string(what) + "'");
+      }
+      return items[b.tuple_index];
+    }
+    return v;
+  };
+  switch (e.kind) {
+  case EK::undefined: fail(pos, "QD203", "name '" + std::string(what) + "' is not defined");
+  case EK::unknown:
+    fail(pos, "QD206", "'" + std::string(what) + "' cannot be resolved statically" +
+                           (e.path.empty() ? "" : " (" + e.path + ")"));
+  case EK::module: {
+    Val v;
+    v.kind = Val::Kind::module;
+    v.module = e.module;
+    return v;
+  }
+  case EK::external: {
+    // Python's math module: constants only.
+    if (e.path.starts_with("math.")) {
+      bool ok = false;
+      Val v = api_constant(e.path, pos, &ok);
+      if (ok && v.kind == Val::Kind::py) {
+        return v;
+      }
+      return Val::of_api(e.path);  // math.sqrt & co behave like qd.math's
+    }
+    unsupported(pos, "'" + e.path + "' (from a module outside the source tree)");
+  }
+  case EK::quadrants: {
+    if (e.path.ends_with("()")) {
+      Val v = binding_expr();
+      if (v.kind != Val::Kind::py || v.py.known()) {
+        return v;
+      }
+      fail(pos, "QD206", "the module-level value '" + std::string(what) + "' cannot be evaluated");
+    }
+    std::string path = api_path(e.path);
+    bool ok = false;
+    Val c = api_constant(path, pos, &ok);
+    if (ok) {
+      return c;
+    }
+    if (path.empty()) {
+      return Val::of_api("");
+    }
+    return Val::of_api(path);
+  }
+  case EK::def: {
+    Val v;
+    v.kind = Val::Kind::func;
+    v.def = e.def;
+    return v;
+  }
+  case EK::class_:
+    unsupported(pos, "the class '" + std::string(what) + "' (dataclasses and classes are tier 2)");
+  case EK::value: {
+    if (e.value.known()) {
+      return Val::of_py(e.value);
+    }
+    Val v = binding_expr();
+    if (v.kind == Val::Kind::py && !v.py.known()) {
+      fail(pos, "QD206", "the value of '" + std::string(what) +
+                             "' is not known at compile time: " + e.value.s);
+    }
+    return v;
+  }
+  case EK::instance:
+    unsupported(pos, "the object '" + std::string(what) + "' (data_oriented objects are tier 2)");
+  case EK::field: unsupported(pos, "qd.field '" + std::string(what) + "' (fields are tier 3)");
+  case EK::ndarray:
+    fail(pos, "QD206", "the ndarray '" + std::string(what) +
+                           "' is captured from module scope: pass it as a kernel parameter");
+  case EK::builtin: {
+    Val v;
+    v.kind = Val::Kind::builtin;
+    v.path = e.path.empty() ? std::string(what) : e.path;
+    return v;
+  }
+  }
+  fail(pos, "QD206", "'" + std::string(what) + "' cannot be resolved");
+}
+
+Val Lowerer::member(const Val& base, std::string_view attr, const ast::Pos& pos) {
+  switch (base.kind) {
+  case Val::Kind::module: {
+    sema::Entity m;
+    m.kind = sema::Entity::Kind::module;
+    m.module = base.module;
+    m.path = m_in.program->modules[base.module].name;
+    return from_entity(sema::member_of(*m_in.program, m, attr), pos, attr);
+  }
+  case Val::Kind::api: {
+    std::string path = base.path.empty() ? std::string(attr) : base.path + "." + std::string(attr);
+    bool ok = false;
+    Val c = api_constant(path, pos, &ok);
+    if (ok) {
+      return c;
+    }
+    return Val::of_api(path);
+  }
+  case Val::Kind::array: {
+    if (attr == "shape") {
+      Val v;
+      v.kind = Val::Kind::shape;
+      v.param = base.param;
+      return v;
+    }
+    if (attr == "ndim") {
+      return Val::of_int(m_kernel->params[base.param].ndim);
+    }
+    if (attr == "dtype") {
+      return Val::of_dtype(m_kernel->params[base.param].dtype);
+    }
+    unsupported(pos, "the ndarray attribute '" + std::string(attr) + "'");
+  }
+  case Val::Kind::tensor: {
+    bool ok = false;
+    Val v = swizzle(base, attr, pos, &ok);
+    if (ok) {
+      return v;
+    }
+    if (attr == "n") {
+      return Val::of_int(base.rows);
+    }
+    if (attr == "m") {
+      return Val::of_int(base.cols == 0 ? 1 : base.cols);
+    }
+    Val m;
+    m.kind = Val::Kind::method;
+    m.items.push_back(base);
+    m.path = std::string(attr);
+    return m;
+  }
+  case Val::Kind::tensor_type: {
+    if (attr == "n") {
+      return Val::of_int(base.rows);
+    }
+    if (attr == "m") {
+      return Val::of_int(base.cols == 0 ? 1 : base.cols);
+    }
+    break;
+  }
+  default: break;
+  }
+  unsupported(pos, "the attribute '" + std::string(attr) + "' of " + base.describe());
+}
+
+}  // namespace qd::ir::lower

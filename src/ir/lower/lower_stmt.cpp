@@ -1,0 +1,641 @@
+// Statements, scopes and assignment (kernel-language.md §1.1, §1.6, §1.7).
+#include "ir/lower/lowerer.hpp"
+
+namespace qd::ir::lower {
+
+namespace {
+
+const char* stmt_name(ast::StmtKind k) {
+  switch (k) {
+  case ast::StmtKind::FunctionDef:
+  case ast::StmtKind::AsyncFunctionDef: return "a nested def";
+  case ast::StmtKind::ClassDef: return "a class definition";
+  case ast::StmtKind::Delete: return "del";
+  case ast::StmtKind::TypeAlias: return "a type alias";
+  case ast::StmtKind::AsyncFor: return "async for";
+  case ast::StmtKind::With:
+  case ast::StmtKind::AsyncWith: return "with";
+  case ast::StmtKind::Match: return "match";
+  case ast::StmtKind::Raise: return "raise";
+  case ast::StmtKind::Try:
+  case ast::StmtKind::TryStar: return "try";
+  case ast::StmtKind::Import:
+  case ast::StmtKind::ImportFrom: return "import";
+  case ast::StmtKind::Global: return "global";
+  case ast::StmtKind::Nonlocal: return "nonlocal";
+  default: return "this statement";
+  }
+}
+
+}  // namespace
+
+bool Lowerer::stopped() const { return m_jump != Jump::none || m_frames.back().returned; }
+
+void Lowerer::lower_body(const ast::Seq<ast::Stmt*>& body) {
+  push_scope();
+  lower_stmts(body);
+  pop_scope();
+}
+
+void Lowerer::lower_stmts(const ast::Seq<ast::Stmt*>& body) {
+  for (const ast::Stmt* s : body) {
+    if (stopped()) {
+      break;
+    }
+    lower_stmt(s);
+  }
+}
+
+void Lowerer::lower_stmt(const ast::Stmt* s) {
+  switch (s->tag) {
+  case ast::StmtKind::Assign: lower_assign(s->as<ast::Assign>()); return;
+  case ast::StmtKind::AnnAssign: lower_ann_assign(s->as<ast::AnnAssign>()); return;
+  case ast::StmtKind::AugAssign: lower_aug_assign(s->as<ast::AugAssign>()); return;
+  case ast::StmtKind::If: lower_if(s->as<ast::If>()); return;
+  case ast::StmtKind::For: lower_for(s->as<ast::For>()); return;
+  case ast::StmtKind::While: lower_while(s->as<ast::While>()); return;
+  case ast::StmtKind::Return: lower_return(s->as<ast::Return>()); return;
+  case ast::StmtKind::ExprStmt: lower_expr_stmt(s->as<ast::ExprStmt>()); return;
+  case ast::StmtKind::Pass: return;
+  case ast::StmtKind::Break: lower_break_continue(s, true); return;
+  case ast::StmtKind::Continue: lower_break_continue(s, false); return;
+  case ast::StmtKind::Assert:
+    if (m_in.config->debug) {
+      unsupported(s->pos, "assert with debug=true");
+    }
+    return;  // checked only in debug mode (kernel-language.md §1.1)
+  default: unsupported(s->pos, stmt_name(s->tag));
+  }
+}
+
+void Lowerer::lower_expr_stmt(const ast::ExprStmt* s) {
+  if (const auto* c = s->value->as<ast::Constant>()) {
+    if (c->value.kind == ast::ConstantValue::Kind::Str) {
+      return;  // a docstring
+    }
+  }
+  eval(s->value);
+}
+
+BindingRef Lowerer::find_local(std::string_view name) {
+  std::vector<Scope>& scopes = frame().scopes;
+  for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
+    auto f = it->find(std::string(name));
+    if (f != it->end()) {
+      return f->second;
+    }
+  }
+  return nullptr;
+}
+
+Val Lowerer::materialize(const Val& v, const ast::Pos& pos) {
+  if (v.kind == Val::Kind::scalar) {
+    if (v.expr->kind == ExprKind::constant) {
+      return v;
+    }
+    int32_t var = m_kernel->new_var("", v.expr->type);
+    Stmt* s = emit(StmtKind::assign, pos);
+    s->decl = true;
+    s->var = var;
+    s->value = v.expr;
+    return Val::of_scalar(m_kernel->var_ref(var));
+  }
+  if (v.kind == Val::Kind::tensor) {
+    Val out = v;
+    for (const Expr*& e : out.elems) {
+      e = materialize(Val::of_scalar(e), pos).expr;
+    }
+    return out;
+  }
+  if (v.kind == Val::Kind::tuple) {
+    Val out = v;
+    for (Val& item : out.items) {
+      item = materialize(item, pos);
+    }
+    return out;
+  }
+  return v;
+}
+
+BindingRef Lowerer::declare(std::string_view name, const Val& value, const ast::Pos& pos,
+                            std::optional<DType> annotated) {
+  auto b = std::make_shared<Binding>();
+  auto new_scalar = [&](const Expr* e) {
+    int32_t var = m_kernel->new_var(std::string(name), e->type);
+    Stmt* s = emit(StmtKind::assign, pos);
+    s->decl = true;
+    s->var = var;
+    s->value = e;
+    return var;
+  };
+  if (value.kind == Val::Kind::tensor) {
+    b->kind = Binding::Kind::tensor_var;
+    b->rows = value.rows;
+    b->cols = value.cols;
+    b->dtype = annotated.value_or(value.dtype);
+    for (const Expr* e : value.elems) {
+      b->vars.push_back(new_scalar(m_kernel->cast(b->dtype, e)));
+    }
+  } else if (value.kind == Val::Kind::scalar || value.is_py_number() || annotated) {
+    const Expr* e = annotated ? to_typed(value, *annotated, pos) : to_scalar(value, pos);
+    b->kind = Binding::Kind::var;
+    b->var = new_scalar(e);
+  } else {
+    b->kind = Binding::Kind::value;
+    b->value = materialize(value, pos);
+  }
+  frame().scopes.back()[std::string(name)] = b;
+  return b;
+}
+
+void Lowerer::assign_name(std::string_view name, const Val& value, const ast::Pos& pos,
+                          std::optional<DType> annotated) {
+  BindingRef b = find_local(name);
+  if (b == nullptr) {
+    declare(name, value, pos, annotated);
+    return;
+  }
+  if (b->immutable) {
+    fail(pos, "QD204",
+         "cannot assign to " + b->what + " '" + std::string(name) + "': " +
+             (b->what == "kernel argument"
+                  ? "kernel arguments are immutable (copy it to a local first)"
+                  : "loop variables are immutable"));
+  }
+  switch (b->kind) {
+  case Binding::Kind::var: {
+    DType t = m_kernel->vars[b->var].type;
+    if (annotated && *annotated != t) {
+      fail(pos, "QD204",
+           "'" + std::string(name) + "' is already declared as " + name_of(t) +
+               "; it cannot be re-annotated as " + name_of(*annotated));
+    }
+    if (value.kind == Val::Kind::tensor) {
+      type_error(pos, "cannot assign a vector/matrix to the scalar variable '" +
+                          std::string(name) + "'");
+    }
+    Stmt* s = emit(StmtKind::assign, pos);
+    s->var = b->var;
+    s->value = to_typed(value, t, pos);
+    return;
+  }
+  case Binding::Kind::tensor_var: {
+    if (value.kind != Val::Kind::tensor || value.rows != b->rows || value.cols != b->cols) {
+      type_error(pos, "cannot assign " + value.describe() + " to '" + std::string(name) +
+                          "', a " + (b->cols == 0 ? "vector of " + std::to_string(b->rows)
+                                                  : std::to_string(b->rows) + "x" +
+                                                        std::to_string(b->cols) + " matrix") +
+                          " (the shape of a variable is fixed at its first assignment)");
+    }
+    Val copy = materialize(value, pos);  // `v = m @ v` reads v before writing it
+    for (size_t k = 0; k < b->vars.size(); ++k) {
+      Stmt* s = emit(StmtKind::assign, pos);
+      s->var = b->vars[k];
+      s->value = m_kernel->cast(b->dtype, copy.elems[k]);
+    }
+    return;
+  }
+  case Binding::Kind::value: {
+    // A name bound to a compile-time value is rebound, in the scope that holds it.
+    Scope saved = frame().scopes.back();
+    BindingRef nb = declare(name, value, pos, annotated);
+    frame().scopes.back() = std::move(saved);
+    *b = *nb;  // every scope and by-reference alias that holds b sees the new value
+    return;
+  }
+  }
+}
+
+void Lowerer::assign_to(const ast::Expr* target, const Val& value, const ast::Pos& pos,
+                        std::optional<DType> annotated) {
+  if (const auto* n = target->as<ast::Name>()) {
+    assign_name(n->id, value, pos, annotated);
+    return;
+  }
+  if (target->as<ast::Tuple>() != nullptr || target->as<ast::List>() != nullptr) {
+    const ast::Seq<ast::Expr*>& elts = target->as<ast::Tuple>() != nullptr
+                                           ? target->as<ast::Tuple>()->elts
+                                           : target->as<ast::List>()->elts;
+    std::vector<Val> items;
+    if (value.kind == Val::Kind::tuple) {
+      items = value.items;
+    } else if (value.kind == Val::Kind::tensor && value.cols == 0) {
+      for (const Expr* e : value.elems) {
+        items.push_back(Val::of_scalar(e));
+      }
+    } else if (value.kind == Val::Kind::tensor) {
+      type_error(pos, "a matrix cannot be unpacked (only tuples, lists and vectors)");
+    } else {
+      type_error(pos, "cannot unpack " + value.describe());
+    }
+    for (const ast::Expr* e : elts) {
+      if (e->as<ast::Starred>() != nullptr) {
+        unsupported(e->pos, "starred assignment");
+      }
+    }
+    if (items.size() != elts.size) {
+      fail(pos, "QD206",
+           "cannot unpack " + std::to_string(items.size()) + " values into " +
+               std::to_string(elts.size) + " targets");
+    }
+    // The right-hand side is copied first, so `a, b = b, a` swaps.
+    for (Val& item : items) {
+      item = materialize(item, pos);
+    }
+    for (size_t k = 0; k < elts.size; ++k) {
+      assign_to(elts[k], items[k], pos);
+    }
+    return;
+  }
+  if (target->as<ast::Subscript>() != nullptr || target->as<ast::Attribute>() != nullptr) {
+    if (annotated) {
+      unsupported(pos, "an annotated assignment to a subscript or attribute");
+    }
+    LValue lv = lvalue(target);
+    write(lv, value, pos);
+    return;
+  }
+  unsupported(target->pos, "this assignment target");
+}
+
+void Lowerer::lower_assign(const ast::Assign* s) {
+  Val v = eval(s->value);
+  if (s->targets.size > 1) {
+    v = materialize(v, s->pos);  // `a = b = e` evaluates e once
+  }
+  for (const ast::Expr* t : s->targets) {
+    assign_to(t, v, s->pos);
+  }
+}
+
+void Lowerer::lower_ann_assign(const ast::AnnAssign* s) {
+  Val t = eval(s->annotation);
+  if (s->value == nullptr) {
+    unsupported(s->pos, "a declaration without a value");
+  }
+  Val v = eval(s->value);
+  if (t.kind == Val::Kind::dtype) {
+    if (v.kind == Val::Kind::tensor) {
+      assign_to(s->target, tensor_cast(v, t.dtype, s->pos), s->pos);
+      return;
+    }
+    assign_to(s->target, v, s->pos, t.dtype);
+    return;
+  }
+  if (t.kind == Val::Kind::tensor_type) {
+    std::vector<Val> args{v};
+    assign_to(s->target, construct_tensor_type(t, args, s->pos), s->pos);
+    return;
+  }
+  unsupported(s->annotation->pos, "this annotation (" + t.describe() + ")");
+}
+
+void Lowerer::lower_aug_assign(const ast::AugAssign* s) {
+  LValue lv = lvalue(s->target);
+  Val rhs = eval(s->value);
+  AtomicOp op{};
+  bool is_atomic = true;
+  switch (s->op) {
+  case ast::Operator::Add: op = AtomicOp::add; break;
+  case ast::Operator::Sub: op = AtomicOp::sub; break;
+  case ast::Operator::BitAnd: op = AtomicOp::bit_and; break;
+  case ast::Operator::BitOr: op = AtomicOp::bit_or; break;
+  case ast::Operator::BitXor: op = AtomicOp::bit_xor; break;
+  default: is_atomic = false;
+  }
+  if (is_atomic) {
+    atomic(op, lv, rhs, s->pos, false);
+    return;
+  }
+  Val cur = read(lv);
+  write(lv, binary(s->op, cur, rhs, s->pos), s->pos);
+}
+
+void Lowerer::lower_if(const ast::If* s) {
+  bool is_static = false;
+  if (const auto* c = s->test->as<ast::Call>()) {
+    Val callee = eval(c->func);
+    is_static = callee.kind == Val::Kind::api && callee.path == "static";
+  }
+  Val test = eval(s->test);
+  if (!test.is_runtime()) {
+    bool taken = static_truth(test, s->test->pos);
+    const ast::Seq<ast::Stmt*>& body = taken ? s->body : s->orelse;
+    if (is_static) {
+      lower_stmts(body);  // qd.static(...) leaves no scope (§1.2)
+    } else {
+      lower_body(body);
+    }
+    return;
+  }
+  const Expr* c = condition(test, s->test->pos);
+  Stmt* st = emit(StmtKind::if_, s->pos);
+  st->cond = c;
+  Block* saved = m_block;
+  ++frame().runtime_depth;
+  m_block = &st->then_body;
+  lower_body(s->body);
+  Jump j1 = m_jump;
+  m_jump = Jump::none;
+  m_block = &st->else_body;
+  lower_body(s->orelse);
+  m_jump = j1 != Jump::none ? j1 : m_jump;
+  m_block = saved;
+  --frame().runtime_depth;
+}
+
+void Lowerer::lower_return(const ast::Return* s) {
+  Frame& f = frame();
+  if (f.runtime_depth > 0) {
+    fail(s->pos, "QD205", "return inside non-static if/for/while is not supported");
+  }
+  Val v = s->value != nullptr ? eval(s->value) : Val::of_py(sema::Value::none());
+  if (f.is_kernel) {
+    bool none = v.kind == Val::Kind::py && v.py.kind == sema::Value::Kind::none;
+    if (!none) {
+      if (!m_kernel->ret) {
+        fail(s->pos, "QD205", "returning a value requires a return type annotation on the kernel");
+      }
+      Stmt* st = emit(StmtKind::ret, s->pos);
+      st->value = to_typed(v, *m_kernel->ret, s->pos);
+    }
+    f.returned = true;
+    return;
+  }
+  f.ret = materialize(v, s->pos);
+  f.returned = true;
+}
+
+// --- lvalues ---------------------------------------------------------------------------------
+
+Lowerer::LValue Lowerer::lvalue_of_binding(const BindingRef& b, const ast::Expr* at) {
+  LValue lv;
+  if (b->kind == Binding::Kind::var) {
+    lv.kind = LValue::Kind::var;
+    lv.var = b->var;
+    lv.type = m_kernel->vars[b->var].type;
+    return lv;
+  }
+  if (b->kind == Binding::Kind::tensor_var) {
+    lv.kind = LValue::Kind::tensor;
+    lv.rows = b->rows;
+    lv.cols = b->cols;
+    lv.type = b->dtype;
+    for (int32_t v : b->vars) {
+      LValue p;
+      p.kind = LValue::Kind::var;
+      p.var = v;
+      p.type = b->dtype;
+      lv.parts.push_back(p);
+    }
+    return lv;
+  }
+  unsupported(at->pos, "assigning to " + b->value.describe());
+}
+
+Lowerer::LValue Lowerer::lvalue(const ast::Expr* target) {
+  if (const auto* n = target->as<ast::Name>()) {
+    BindingRef b = find_local(n->id);
+    if (b == nullptr) {
+      Val g = global(frame().module, n->id, n->pos);
+      (void)g;
+      fail(n->pos, "QD204", "cannot assign to the global '" + std::string(n->id) +
+                                "' in a kernel (globals are compile-time constants)");
+    }
+    if (b->immutable) {
+      fail(n->pos, "QD204",
+           "cannot assign to " + b->what + " '" + std::string(n->id) + "'" +
+               (b->what == "kernel argument"
+                    ? ": kernel arguments are immutable (copy it to a local first)"
+                    : ""));
+    }
+    return lvalue_of_binding(b, target);
+  }
+  if (const auto* s = target->as<ast::Subscript>()) {
+    Val base;
+    bool base_is_lvalue = false;
+    LValue base_lv;
+    if (s->value->as<ast::Name>() != nullptr) {
+      BindingRef b = find_local(s->value->as<ast::Name>()->id);
+      if (b != nullptr && b->kind != Binding::Kind::value) {
+        base_lv = lvalue_of_binding(b, s->value);
+        base_is_lvalue = true;
+      }
+    } else if (s->value->as<ast::Subscript>() != nullptr ||
+               s->value->as<ast::Attribute>() != nullptr) {
+      // x[i][k] / v.xy[0]: the base is itself an lvalue (an array element or a local).
+      base_lv = lvalue(s->value);
+      base_is_lvalue = true;
+    }
+    std::vector<Val> idx;
+    if (const auto* t = s->slice->as<ast::Tuple>()) {
+      for (const ast::Expr* e : t->elts) {
+        idx.push_back(eval(e));
+      }
+    } else {
+      idx.push_back(eval(s->slice));
+    }
+    if (!base_is_lvalue) {
+      base = eval(s->value);
+      if (base.kind == Val::Kind::array) {
+        const Param& p = m_kernel->params[base.param];
+        const Expr* flat = array_index(base.param, idx, s->pos);
+        int32_t n = p.element_count();
+        LValue lv;
+        if (p.element_shape.empty()) {
+          lv.kind = LValue::Kind::element;
+          lv.array = base.param;
+          lv.index = flat;
+          lv.type = p.dtype;
+          return lv;
+        }
+        lv.kind = LValue::Kind::tensor;
+        lv.rows = p.element_shape[0];
+        lv.cols = p.element_shape.size() > 1 ? p.element_shape[1] : 0;
+        lv.type = p.dtype;
+        const Expr* base_index =
+            m_kernel->binary(BinOp::mul, DType::i64, flat, m_kernel->constant_int(DType::i64, n));
+        for (int32_t k = 0; k < n; ++k) {
+          LValue part;
+          part.kind = LValue::Kind::element;
+          part.array = base.param;
+          part.type = p.dtype;
+          part.index = m_kernel->binary(BinOp::add, DType::i64, base_index,
+                                        m_kernel->constant_int(DType::i64, k));
+          lv.parts.push_back(part);
+        }
+        return lv;
+      }
+      unsupported(s->pos, "assigning to an element of " + base.describe());
+    }
+    if (base_lv.kind != LValue::Kind::tensor) {
+      type_error(s->pos, "a scalar cannot be indexed");
+    }
+    // Constant indices into a local vector / matrix.
+    std::vector<int64_t> k;
+    for (const Val& v : idx) {
+      if (v.kind == Val::Kind::tensor) {
+        for (const Expr* e : v.elems) {
+          k.push_back(static_int(Val::of_scalar(e), s->pos, "a vector index"));
+        }
+      } else {
+        k.push_back(static_int(v, s->pos, "a vector/matrix index (use a compile-time constant)"));
+      }
+    }
+    if (base_lv.cols == 0) {
+      if (k.size() != 1) {
+        type_error(s->pos, "a vector takes one index");
+      }
+      if (k[0] < 0 || k[0] >= base_lv.rows) {
+        fail(s->pos, "QD206", "index " + std::to_string(k[0]) + " is out of range for a vector of " +
+                                  std::to_string(base_lv.rows));
+      }
+      return base_lv.parts[k[0]];
+    }
+    if (k.size() == 1) {
+      if (k[0] < 0 || k[0] >= base_lv.rows) {
+        fail(s->pos, "QD206", "row index out of range");
+      }
+      LValue row;
+      row.kind = LValue::Kind::tensor;
+      row.rows = base_lv.cols;
+      row.type = base_lv.type;
+      for (int32_t c = 0; c < base_lv.cols; ++c) {
+        row.parts.push_back(base_lv.parts[k[0] * base_lv.cols + c]);
+      }
+      return row;
+    }
+    if (k.size() != 2 || k[0] < 0 || k[0] >= base_lv.rows || k[1] < 0 || k[1] >= base_lv.cols) {
+      fail(s->pos, "QD206", "matrix index out of range");
+    }
+    return base_lv.parts[k[0] * base_lv.cols + k[1]];
+  }
+  if (const auto* a = target->as<ast::Attribute>()) {
+    LValue base = lvalue(a->value);
+    if (base.kind != LValue::Kind::tensor || base.cols != 0) {
+      unsupported(a->pos, "assigning to the attribute '" + std::string(a->attr) + "'");
+    }
+    std::string_view attr = a->attr;
+    LValue out;
+    out.kind = LValue::Kind::tensor;
+    out.type = base.type;
+    for (char ch : attr) {
+      int32_t k = -1;
+      for (std::string_view set : {"xyzw", "rgba", "stpq"}) {
+        size_t at = set.find(ch);
+        if (at != std::string_view::npos) {
+          k = static_cast<int32_t>(at);
+        }
+      }
+      if (k < 0 || k >= base.rows || attr.size() > 4) {
+        unsupported(a->pos, "assigning to the attribute '" + std::string(attr) + "'");
+      }
+      out.parts.push_back(base.parts[k]);
+    }
+    if (out.parts.size() == 1) {
+      return out.parts[0];
+    }
+    out.rows = static_cast<int32_t>(out.parts.size());
+    return out;
+  }
+  unsupported(target->pos, "this assignment target");
+}
+
+Val Lowerer::read(const LValue& lv) {
+  switch (lv.kind) {
+  case LValue::Kind::var: return Val::of_scalar(m_kernel->var_ref(lv.var));
+  case LValue::Kind::element: return Val::of_scalar(m_kernel->load(lv.array, lv.index));
+  case LValue::Kind::tensor: {
+    std::vector<const Expr*> elems;
+    for (const LValue& p : lv.parts) {
+      elems.push_back(read(p).expr);
+    }
+    return Val::of_tensor(std::move(elems), lv.rows, lv.cols, lv.type);
+  }
+  }
+  return {};
+}
+
+void Lowerer::write(const LValue& lv, const Val& v, const ast::Pos& pos) {
+  switch (lv.kind) {
+  case LValue::Kind::var: {
+    Stmt* s = emit(StmtKind::assign, pos);
+    s->var = lv.var;
+    s->value = to_typed(v, lv.type, pos);
+    return;
+  }
+  case LValue::Kind::element: {
+    Stmt* s = emit(StmtKind::store, pos);
+    s->array = lv.array;
+    s->index = lv.index;
+    s->value = to_typed(v, lv.type, pos);
+    return;
+  }
+  case LValue::Kind::tensor: {
+    Val t = v;
+    if (t.kind == Val::Kind::tuple) {
+      t = as_tensor(t, pos);
+    }
+    if (t.kind != Val::Kind::tensor || t.size() != static_cast<int32_t>(lv.parts.size()) ||
+        (t.cols != lv.cols && !(t.cols == 0 && lv.cols == 0))) {
+      type_error(pos, "cannot store " + v.describe() + " into a " +
+                          (lv.cols == 0 ? "vector of " + std::to_string(lv.rows)
+                                        : std::to_string(lv.rows) + "x" +
+                                              std::to_string(lv.cols) + " matrix"));
+    }
+    t = materialize(t, pos);
+    for (size_t k = 0; k < lv.parts.size(); ++k) {
+      write(lv.parts[k], Val::of_scalar(t.elems[k]), pos);
+    }
+    return;
+  }
+  }
+}
+
+Val Lowerer::atomic(AtomicOp op, const LValue& lv, const Val& v, const ast::Pos& pos,
+                    bool want_old) {
+  if (lv.kind == LValue::Kind::tensor) {
+    Val t = v;
+    if (t.kind == Val::Kind::tuple) {
+      t = as_tensor(t, pos);
+    }
+    if (t.kind == Val::Kind::tensor && t.size() != static_cast<int32_t>(lv.parts.size())) {
+      type_error(pos, "atomic operands of different shapes");
+    }
+    std::vector<const Expr*> olds;
+    for (size_t k = 0; k < lv.parts.size(); ++k) {
+      Val part = t.kind == Val::Kind::tensor ? Val::of_scalar(t.elems[k]) : t;
+      Val old = atomic(op, lv.parts[k], part, pos, want_old);
+      olds.push_back(want_old ? old.expr : nullptr);
+    }
+    if (!want_old) {
+      return {};
+    }
+    return Val::of_tensor(std::move(olds), lv.rows, lv.cols, lv.type);
+  }
+  if (v.kind == Val::Kind::tensor) {
+    type_error(pos, "an atomic update of a scalar with " + v.describe());
+  }
+  if ((op == AtomicOp::bit_and || op == AtomicOp::bit_or || op == AtomicOp::bit_xor) &&
+      is_float(lv.type)) {
+    type_error(pos, std::string("atomic ") + name_of(op) + " needs an integer target, not " +
+                        name_of(lv.type));
+  }
+  Stmt* s = emit(StmtKind::atomic, pos);
+  s->op = op;
+  s->value = to_typed(v, lv.type, pos);
+  if (lv.kind == LValue::Kind::var) {
+    s->target_var = lv.var;
+  } else {
+    s->array = lv.array;
+    s->index = lv.index;
+  }
+  if (!want_old) {
+    return {};
+  }
+  s->var = m_kernel->new_var("", lv.type);
+  s->decl = true;
+  return Val::of_scalar(m_kernel->var_ref(s->var));
+}
+
+}  // namespace qd::ir::lower

@@ -1,0 +1,197 @@
+// AST -> kernel IR for one kernel instance (kernel-language.md §0-§2): the tracer Quadrants runs
+// in Python, done statically. One Lowerer per instance; not thread-safe itself, but any number
+// may run concurrently over one (read-only) Program.
+//
+// Files: lower_kernel.cpp (entry, parameters, instance values), lower_stmt.cpp (statements,
+// scopes, assignment), lower_loops.cpp (for / while, qd.static unrolling), lower_expr.cpp
+// (names, operators, casts, typing), lower_call.cpp (builtins, qd.* API, qd.func inlining),
+// lower_tensor.cpp (vectors and matrices), lower_globals.cpp (module-level values).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/lower/lower.hpp"
+#include "ir/lower/val.hpp"
+#include "syntax/ast_nodes.hpp"
+
+namespace qd::ir::lower {
+
+namespace ast = syntax::ast;
+
+// Thrown to abandon the instance at the first error (caught in Lowerer::run).
+struct LowerError {
+  ast::Pos pos;
+  std::string code;
+  std::string message;
+  int32_t module = -1;
+};
+
+class Lowerer {
+public:
+  explicit Lowerer(const LowerInput& in);
+  LowerResult run();
+
+private:
+  // --- context ---------------------------------------------------------------------------------
+  using Scope = std::unordered_map<std::string, BindingRef>;
+  struct Frame {
+    int32_t module = -1;
+    sema::DefId def = sema::k_none;
+    std::vector<Scope> scopes;
+    bool is_kernel = false;
+    int32_t runtime_depth = 0;  // enclosing non-static if / for / while in this frame
+    const ast::Expr* returns = nullptr;
+    bool returned = false;
+    std::optional<Val> ret;
+  };
+  struct Loop {
+    enum class Kind : uint8_t { parallel, serial, static_ } kind;
+    int32_t runtime_depth = 0;  // frame runtime_depth when entered (static loops)
+    size_t frame = 0;
+  };
+  enum class Jump : uint8_t { none, break_, continue_ };
+
+  Frame& frame() { return m_frames.back(); }
+  [[noreturn]] void fail(const ast::Pos& pos, const char* code, std::string message);
+  [[noreturn]] void unsupported(const ast::Pos& pos, const std::string& construct);
+  [[noreturn]] void type_error(const ast::Pos& pos, std::string message);
+  Stmt* emit(StmtKind kind, const ast::Pos& pos);
+  std::string line_text(int32_t line) const;
+
+  // --- kernel (lower_kernel.cpp) ----------------------------------------------------------------
+  void declare_params();
+  Val template_value(const sema::Param& p, const ast::Pos& pos);
+  DType default_ip() const { return m_default_ip; }
+  DType default_fp() const { return m_default_fp; }
+
+  // --- statements (lower_stmt.cpp) ---------------------------------------------------------------
+  void lower_body(const ast::Seq<ast::Stmt*>& body);      // a new scope
+  void lower_stmts(const ast::Seq<ast::Stmt*>& body);     // the current scope
+  void lower_stmt(const ast::Stmt* s);
+  void lower_assign(const ast::Assign* s);
+  void lower_ann_assign(const ast::AnnAssign* s);
+  void lower_aug_assign(const ast::AugAssign* s);
+  void lower_if(const ast::If* s);
+  void lower_return(const ast::Return* s);
+  void lower_expr_stmt(const ast::ExprStmt* s);
+  void assign_to(const ast::Expr* target, const Val& value, const ast::Pos& pos,
+                 std::optional<DType> annotated = std::nullopt);
+  void assign_name(std::string_view name, const Val& value, const ast::Pos& pos,
+                   std::optional<DType> annotated);
+  Val materialize(const Val& v, const ast::Pos& pos);  // copies runtime values into fresh vars
+  BindingRef declare(std::string_view name, const Val& value, const ast::Pos& pos,
+                     std::optional<DType> annotated = std::nullopt);
+  BindingRef find_local(std::string_view name);
+  void push_scope() { frame().scopes.emplace_back(); }
+  void pop_scope() { frame().scopes.pop_back(); }
+  bool stopped() const;
+
+  // Lvalues: a scalar variable, an array element, or a tensor of them.
+  struct LValue {
+    enum class Kind : uint8_t { var, element, tensor } kind = Kind::var;
+    int32_t var = -1;
+    int32_t array = -1;
+    const Expr* index = nullptr;
+    DType type = DType::i32;
+    std::vector<LValue> parts;  // tensor: row-major
+    int32_t rows = 0, cols = 0;
+  };
+  LValue lvalue(const ast::Expr* target);
+  LValue lvalue_of_binding(const BindingRef& b, const ast::Expr* at);
+  Val read(const LValue& lv);
+  void write(const LValue& lv, const Val& v, const ast::Pos& pos);
+  // qd.atomic_* / augmented assignment: returns the old value(s).
+  Val atomic(AtomicOp op, const LValue& lv, const Val& v, const ast::Pos& pos, bool want_old);
+
+  // --- loops (lower_loops.cpp) --------------------------------------------------------------------
+  void lower_for(const ast::For* s);
+  void lower_while(const ast::While* s);
+  void lower_static_for(const ast::For* s, const Val& iterable);
+  void lower_range_for(const ast::For* s, const Expr* begin, const Expr* end);
+  void lower_ndrange_for(const ast::For* s, const Val& ndrange, bool grouped);
+  void lower_break_continue(const ast::Stmt* s, bool is_break);
+  const Expr* loop_bound(const Val& v, const ast::Pos& pos);
+  std::vector<Val> static_items(const Val& iterable, const ast::Pos& pos);
+  bool at_root() const;
+
+  // --- expressions (lower_expr.cpp) --------------------------------------------------------------
+  Val eval(const ast::Expr* e);
+  Val eval_name(const ast::Name* n);
+  Val eval_attribute(const ast::Attribute* a);
+  Val eval_subscript(const ast::Subscript* s);
+  Val eval_binop(const ast::BinOp* b);
+  Val eval_unary(const ast::UnaryOp* u);
+  Val eval_compare(const ast::Compare* c);
+  Val eval_boolop(const ast::BoolOp* b);
+  Val eval_ifexp(const ast::IfExp* e);
+  Val eval_constant(const ast::Constant* c);
+  Val binary(ast::Operator op, const Val& a, const Val& b, const ast::Pos& pos);
+  const Expr* scalar_binary(ast::Operator op, const Expr* a, const Expr* b, const ast::Pos& pos);
+  const Expr* compare(ast::CmpOperator op, const Expr* a, const Expr* b, const ast::Pos& pos);
+  const Expr* to_scalar(const Val& v, const ast::Pos& pos);      // runtime scalar or py number
+  const Expr* to_typed(const Val& v, DType t, const ast::Pos& pos);  // ... cast to t
+  const Expr* condition(const Val& v, const ast::Pos& pos);      // integral -> u1
+  bool static_truth(const Val& v, const ast::Pos& pos);          // a compile-time condition
+  const Expr* array_index(int32_t param, const std::vector<Val>& indices, const ast::Pos& pos);
+  Val array_element(int32_t param, const Expr* flat);             // scalar or tensor element
+  Val cast_val(const Val& v, DType t, const ast::Pos& pos);
+  int64_t static_int(const Val& v, const ast::Pos& pos, const char* what);
+
+  // --- calls (lower_call.cpp) ----------------------------------------------------------------------
+  Val eval_call(const ast::Call* c);
+  Val call_api(const std::string& path, const ast::Call* c, std::vector<Val>& args);
+  Val call_builtin(const std::string& name, const ast::Call* c, std::vector<Val>& args);
+  Val call_math(const std::string& name, const ast::Call* c, std::vector<Val>& args);
+  Val call_atomic(const std::string& name, const ast::Call* c);
+  Val call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& args);
+  Val call_method(const Val& method, const ast::Call* c, std::vector<Val>& args);
+  Val unary_math(UnOp op, const Val& v, const ast::Pos& pos, bool int_to_float, bool int_ok);
+  Val min_max(bool is_max, std::vector<Val>& args, const ast::Pos& pos);
+  const ast::Expr* keyword(const ast::Call* c, std::string_view name);
+  Val cast_to_annotation(const Val& v, const ast::Expr* annotation, int32_t module,
+                         const ast::Pos& pos);
+
+  // --- tensors (lower_tensor.cpp) ------------------------------------------------------------------
+  Val make_vector(const std::vector<Val>& items, std::optional<DType> dt, const ast::Pos& pos);
+  Val make_matrix(const std::vector<Val>& rows, std::optional<DType> dt, const ast::Pos& pos);
+  Val construct_tensor_type(const Val& type, std::vector<Val>& args, const ast::Pos& pos);
+  Val tensor_binary(ast::Operator op, const Val& a, const Val& b, const ast::Pos& pos);
+  Val tensor_unary(const Val& v, const std::function<const Expr*(const Expr*)>& f);
+  Val matmul(const Val& a, const Val& b, const ast::Pos& pos);
+  Val tensor_method(const Val& t, const std::string& name, std::vector<Val>& args,
+                    const ast::Call* c, const ast::Pos& pos);
+  Val tensor_index(const Val& t, const std::vector<Val>& idx, const ast::Pos& pos);
+  Val swizzle(const Val& t, std::string_view attr, const ast::Pos& pos, bool* ok);
+  Val as_tensor(const Val& v, const ast::Pos& pos);  // tuple/list of scalars -> vector
+  Val tensor_cast(const Val& t, DType dt, const ast::Pos& pos);
+  Val reduce(const Val& t, BinOp op, const ast::Pos& pos);
+  Val dot(const Val& a, const Val& b, const ast::Pos& pos);
+
+  // --- globals (lower_globals.cpp) ------------------------------------------------------------------
+  Val global(int32_t module, std::string_view name, const ast::Pos& pos);
+  Val from_entity(const sema::Entity& e, const ast::Pos& pos, std::string_view what);
+  Val member(const Val& base, std::string_view attr, const ast::Pos& pos);
+  Val api_constant(const std::string& path, const ast::Pos& pos, bool* ok);
+  Val eval_module_expr(int32_t module, const ast::Expr* e);
+  std::optional<DType> dtype_of_api(const std::string& path) const;
+  static std::string api_path(std::string_view path);  // "quadrants.math.pi" -> "math.pi"
+
+  LowerInput m_in;
+  std::unique_ptr<Kernel> m_kernel;
+  std::vector<Frame> m_frames;
+  std::vector<Loop> m_loops;
+  Block* m_block = nullptr;
+  Jump m_jump = Jump::none;
+  bool m_pending_serialize = false;
+  DType m_default_ip = DType::i32;
+  DType m_default_fp = DType::f32;
+  int32_t m_inline_depth = 0;
+  std::vector<sema::SemaDiagnostic> m_warnings;
+};
+
+}  // namespace qd::ir::lower

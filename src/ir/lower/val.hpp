@@ -1,0 +1,81 @@
+// What an expression evaluates to during lowering: the two levels of kernel-language.md §0.
+// Compile-time Python values (numbers, tuples, funcs, types, quadrants API objects) are folded
+// with Python semantics; runtime values are typed IR expressions (scalars) or scalarized tensors.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/ir.hpp"
+#include "sema/module_model.hpp"
+#include "sema/value.hpp"
+
+namespace qd::ir::lower {
+
+struct Val {
+  enum class Kind : uint8_t {
+    py,          // a Python int / float / bool / None / str (`py`)
+    tuple,       // a Python tuple or list (`items`; `is_list`)
+    scalar,      // a runtime scalar (`expr`)
+    tensor,      // a runtime vector (cols == 0) or matrix, row-major `elems`
+    array,       // an ndarray parameter (`param`)
+    shape,       // `arr.shape` (`param`)
+    func,        // a def of the tree (`def`)
+    api,         // a quadrants object by path ("math.sqrt", "types.vector", "f32", "static")
+    builtin,     // a Python builtin (`path`: "range", "len", ...)
+    dtype,       // a scalar type (`dtype`)
+    tensor_type, // qd.types.vector(n, dt) / matrix(n, m, dt) (`rows`, `cols`, `dtype`)
+    module,      // a module of the tree (`module`)
+    range,       // range(start, stop) of compile-time ints (qd.static iteration)
+    ndrange,     // qd.ndrange(...): `items` = per-dim tuples (begin, end)
+    grouped,     // qd.grouped(x): `items[0]`
+    method,      // a bound method: `items[0]` = receiver, `path` = name
+    enumerate_,  // enumerate(x) / zip(...) as static iterables: `items`
+    zip_,
+  };
+  Kind kind = Kind::py;
+  sema::Value py;
+  std::vector<Val> items;
+  bool is_list = false;
+  const Expr* expr = nullptr;
+  std::vector<const Expr*> elems;
+  int32_t rows = 0;
+  int32_t cols = 0;  // 0: a vector of `rows` elements
+  DType dtype = DType::i32;
+  int32_t param = -1;
+  sema::DefId def = sema::k_none;
+  int32_t module = -1;
+  std::string path;
+
+  static Val of_py(sema::Value v);
+  static Val of_int(int64_t v);
+  static Val of_bool(bool v);
+  static Val of_scalar(const Expr* e);
+  static Val of_tensor(std::vector<const Expr*> elems, int32_t rows, int32_t cols, DType t);
+  static Val of_tuple(std::vector<Val> items, bool is_list = false);
+  static Val of_api(std::string path);
+  static Val of_dtype(DType t);
+
+  bool is_runtime() const { return kind == Kind::scalar || kind == Kind::tensor; }
+  bool is_py_number() const;  // int, float or bool
+  int32_t size() const { return cols == 0 ? rows : rows * cols; }
+  std::string describe() const;  // for messages: "a runtime i32 value", "the tuple (1, 2)", ...
+};
+
+// What a local name is bound to.
+struct Binding {
+  enum class Kind : uint8_t { var, tensor_var, value };
+  Kind kind = Kind::value;
+  int32_t var = -1;             // var: the scalar variable
+  std::vector<int32_t> vars;    // tensor_var: one variable per element, row-major
+  int32_t rows = 0, cols = 0;   // tensor_var shape
+  DType dtype = DType::i32;     // tensor_var element type
+  Val value;                    // value: a compile-time value (or array / func / ...)
+  bool immutable = false;       // kernel parameters, loop variables
+  std::string what;             // "kernel argument", "loop variable" (for messages)
+};
+
+using BindingRef = std::shared_ptr<Binding>;
+
+}  // namespace qd::ir::lower

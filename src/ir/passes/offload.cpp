@@ -1,0 +1,43 @@
+#include "ir/passes/offload.hpp"
+
+namespace qd::ir::passes {
+
+namespace {
+
+std::string serial_label(const Block& b) {
+  std::string first = b.front()->text;
+  size_t n = b.size();
+  return "serial: " + first + (n > 1 ? " (+" + std::to_string(n - 1) + " more)" : "");
+}
+
+}  // namespace
+
+void offload(Kernel& k) {
+  k.tasks.clear();
+  Task pending;
+  auto flush = [&]() {
+    if (!pending.body.empty()) {
+      pending.range = false;
+      pending.label = serial_label(pending.body);
+      pending.line = pending.body.front()->line;
+      k.tasks.push_back(std::move(pending));
+    }
+    pending = Task{};
+  };
+  for (const Stmt* s : k.body) {
+    if (s->kind == StmtKind::range_for && s->parallel) {
+      flush();
+      Task t;
+      t.range = true;
+      t.loop = s;
+      t.label = s->label;
+      t.line = s->line;
+      k.tasks.push_back(std::move(t));
+      continue;
+    }
+    pending.body.push_back(const_cast<Stmt*>(s));
+  }
+  flush();
+}
+
+}  // namespace qd::ir::passes
