@@ -383,6 +383,9 @@ private:
         return std::string(fn) + "(" + ex(e->a) + ", " + ex(e->b) + ")";
       }
       std::string s = ex(e->a) + " " + binary_op(e->bin) + " " + ex(e->b);
+      if (e->type == DType::u1 && !is_comparison(e->bin)) {
+        return "(bool)((" + s + ") & 1)";  // u1 arithmetic wraps modulo 2, as in Quadrants
+      }
       if (is_comparison(e->bin) || e->type == DType::i32 || e->type == DType::i64 ||
           e->type == DType::u32 || e->type == DType::u64 || is_float(e->type)) {
         return "(" + s + ")";

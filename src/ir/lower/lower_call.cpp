@@ -204,7 +204,8 @@ Val Lowerer::call_math(const std::string& name, const ast::Call* c, std::vector<
       if (is_float(e->type)) {
         type_error(pos, "qd." + name + "() takes an integer");
       }
-      return m_kernel->unary(op, DType::i32, e);
+      // popcnt keeps its argument's type (as Quadrants does); clz gives i32.
+      return m_kernel->unary(op, op == UnOp::popcnt ? e->type : DType::i32, e);
     };
     if (args[0].kind == Val::Kind::tensor) {
       return tensor_unary(args[0], one);
@@ -354,6 +355,10 @@ Val Lowerer::call_api(const std::string& path, const ast::Call* c, std::vector<V
     }
     return Val::of_py(sema::Value::none());
   }
+  if (path == "template" || path == "Template" || path == "types.template" ||
+      path.starts_with("types.ndarray") || path.starts_with("types.NDArray")) {
+    return Val::of_api(path);  // a parameter annotation
+  }
   if (path == "static_print") {
     return Val::of_py(sema::Value::none());
   }
@@ -392,6 +397,11 @@ Val Lowerer::call_api(const std::string& path, const ast::Call* c, std::vector<V
   if (path == "cast") {
     if (args.size() != 2 || args[1].kind != Val::Kind::dtype) {
       type_error(pos, "qd.cast(x, dtype) needs a value and a scalar type");
+    }
+    // A Python number becomes a default-typed constant first (qd.cast(0.1, qd.f64) is the f32
+    // value 0.1 widened, as in Quadrants; write qd.f64(0.1) for full precision).
+    if (args[0].kind == Val::Kind::py && args[0].is_py_number()) {
+      return Val::of_scalar(m_kernel->cast(args[1].dtype, to_scalar(args[0], pos)));
     }
     return cast_val(args[0], args[1].dtype, pos);
   }

@@ -78,6 +78,26 @@ Val Lowerer::api_constant(const std::string& path, const ast::Pos& pos, bool* ok
   return {};
 }
 
+const sema::Binding* Lowerer::find_binding(int32_t module, std::string_view name, int32_t& where) {
+  const sema::Program& p = *m_in.program;
+  for (int depth = 0; depth < 16 && module >= 0; ++depth) {
+    const sema::ModuleInfo& m = p.modules[module];
+    auto it = m.bindings.find(name);
+    if (it == m.bindings.end() || it->second.empty()) {
+      return nullptr;
+    }
+    const sema::Binding& b = it->second.back();
+    if (b.kind == sema::Binding::Kind::from_import) {
+      module = p.find_module(b.target);
+      name = b.attr;
+      continue;
+    }
+    where = module;
+    return &b;
+  }
+  return nullptr;
+}
+
 Val Lowerer::eval_module_expr(int32_t module, const ast::Expr* e) {
   Frame f;
   f.module = module;
@@ -105,24 +125,24 @@ Val Lowerer::from_entity(const sema::Entity& e, const ast::Pos& pos, std::string
   // The expression a module-level binding was made from (to evaluate what sema's constant
   // evaluator leaves open: `vec3 = qd.types.vector(3, qd.f32)`).
   auto binding_expr = [&]() -> Val {
-    if (e.module < 0) {
-      return {};
+    int32_t where = -1;
+    const sema::Binding* bp = nullptr;
+    if (e.module >= 0) {
+      std::string name = e.path.substr(e.path.rfind('.') + 1);
+      bp = find_binding(e.module, name.ends_with("()") ? std::string(what) : name, where);
     }
-    const sema::ModuleInfo& m = p.modules[e.module];
-    std::string name = e.path.substr(e.path.rfind('.') + 1);
-    if (name.ends_with("()")) {
-      name = std::string(what);
+    if (bp == nullptr) {
+      bp = find_binding(frame().module, what, where);
     }
-    auto it = m.bindings.find(name);
-    if (it == m.bindings.end() || it->second.empty()) {
-      return {};
+    if (bp == nullptr) {
+      return Val::of_py(sema::Value::unknown("no binding"));
     }
-    const sema::Binding& b = it->second.back();
+    const sema::Binding& b = *bp;
     if (b.kind != sema::Binding::Kind::value || b.expr == nullptr || b.aug != nullptr ||
         b.conditional) {
-      return {};
+      return Val::of_py(sema::Value::unknown("not a plain assignment"));
     }
-    Val v = eval_module_expr(e.module, b.expr);
+    Val v = eval_module_expr(where, b.expr);
     if (b.tuple_index >= 0) {
       std::vector<Val> items = static_items(v, pos);
       if (b.tuple_index >= static_cast<int32_t>(items.size())) {
@@ -161,6 +181,7 @@ Val Lowerer::from_entity(const sema::Entity& e, const ast::Pos& pos, std::string
       if (v.kind != Val::Kind::py || v.py.known()) {
         return v;
       }
+      (void)p;
       fail(pos, "QD206", "the module-level value '" + std::string(what) + "' cannot be evaluated");
     }
     std::string path = api_path(e.path);

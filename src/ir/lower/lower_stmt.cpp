@@ -209,6 +209,9 @@ void Lowerer::assign_name(std::string_view name, const Val& value, const ast::Po
 void Lowerer::assign_to(const ast::Expr* target, const Val& value, const ast::Pos& pos,
                         std::optional<DType> annotated) {
   if (const auto* n = target->as<ast::Name>()) {
+    if (BindingRef b = find_local(n->id); b != nullptr && b->immutable) {
+      assign_name(n->id, value, n->pos, annotated);  // reports the target
+    }
     assign_name(n->id, value, pos, annotated);
     return;
   }
@@ -263,8 +266,13 @@ void Lowerer::lower_assign(const ast::Assign* s) {
   if (s->targets.size > 1) {
     v = materialize(v, s->pos);  // `a = b = e` evaluates e once
   }
+  // Conversions of the value are reported at the value; the line is the statement's.
+  ast::Pos at = s->value->pos;
+  if (at.lineno != s->pos.lineno) {
+    at = s->pos;
+  }
   for (const ast::Expr* t : s->targets) {
-    assign_to(t, v, s->pos);
+    assign_to(t, v, at);
   }
 }
 
@@ -345,11 +353,11 @@ void Lowerer::lower_if(const ast::If* s) {
 }
 
 void Lowerer::lower_return(const ast::Return* s) {
-  Frame& f = frame();
-  if (f.runtime_depth > 0) {
+  if (frame().runtime_depth > 0) {
     fail(s->pos, "QD205", "return inside non-static if/for/while is not supported");
   }
   Val v = s->value != nullptr ? eval(s->value) : Val::of_py(sema::Value::none());
+  Frame& f = frame();  // after eval: inlined calls may have grown m_frames
   if (f.is_kernel) {
     bool none = v.kind == Val::Kind::py && v.py.kind == sema::Value::Kind::none;
     if (!none) {
@@ -471,6 +479,14 @@ Lowerer::LValue Lowerer::lvalue(const ast::Expr* target) {
     if (base_lv.kind != LValue::Kind::tensor) {
       type_error(s->pos, "a scalar cannot be indexed");
     }
+    // Runtime indices into a local vector / matrix select one element at run time.
+    bool dynamic = false;
+    for (const Val& v : idx) {
+      dynamic = dynamic || (v.kind == Val::Kind::scalar && v.expr->kind != ExprKind::constant);
+    }
+    if (dynamic) {
+      return dynamic_element(base_lv, idx, s->pos);
+    }
     // Constant indices into a local vector / matrix.
     std::vector<int64_t> k;
     for (const Val& v : idx) {
@@ -541,8 +557,42 @@ Lowerer::LValue Lowerer::lvalue(const ast::Expr* target) {
   unsupported(target->pos, "this assignment target");
 }
 
+Lowerer::LValue Lowerer::dynamic_element(const LValue& base, const std::vector<Val>& idx,
+                                          const ast::Pos& pos) {
+  const Expr* flat = nullptr;
+  if (base.cols == 0) {
+    if (idx.size() != 1) {
+      type_error(pos, "a vector takes one index");
+    }
+    flat = to_typed(idx[0], DType::i32, pos);
+  } else {
+    if (idx.size() != 2) {
+      unsupported(pos, "a runtime row index into a matrix (index both dimensions)");
+    }
+    flat = m_kernel->binary(BinOp::add, DType::i32,
+                            m_kernel->binary(BinOp::mul, DType::i32, to_typed(idx[0], DType::i32, pos),
+                                             m_kernel->constant_int(DType::i32, base.cols)),
+                            to_typed(idx[1], DType::i32, pos));
+  }
+  LValue lv;
+  lv.kind = LValue::Kind::dynamic;
+  lv.type = base.type;
+  lv.parts = base.parts;
+  lv.index = materialize(Val::of_scalar(flat), pos).expr;
+  return lv;
+}
+
 Val Lowerer::read(const LValue& lv) {
   switch (lv.kind) {
+  case LValue::Kind::dynamic: {
+    const Expr* sel = read(lv.parts.back()).expr;
+    for (size_t i = lv.parts.size() - 1; i-- > 0;) {
+      const Expr* hit = m_kernel->binary(BinOp::eq, DType::u1, lv.index,
+                                         m_kernel->constant_int(DType::i32, static_cast<int64_t>(i)));
+      sel = m_kernel->select(hit, read(lv.parts[i]).expr, sel);
+    }
+    return Val::of_scalar(sel);
+  }
   case LValue::Kind::var: return Val::of_scalar(m_kernel->var_ref(lv.var));
   case LValue::Kind::element: return Val::of_scalar(m_kernel->load(lv.array, lv.index));
   case LValue::Kind::tensor: {
@@ -558,6 +608,19 @@ Val Lowerer::read(const LValue& lv) {
 
 void Lowerer::write(const LValue& lv, const Val& v, const ast::Pos& pos) {
   switch (lv.kind) {
+  case LValue::Kind::dynamic: {
+    const Expr* value = materialize(Val::of_scalar(to_typed(v, lv.type, pos)), pos).expr;
+    Block* saved = m_block;
+    for (size_t i = 0; i < lv.parts.size(); ++i) {
+      Stmt* st = emit(StmtKind::if_, pos);
+      st->cond = m_kernel->binary(BinOp::eq, DType::u1, lv.index,
+                                  m_kernel->constant_int(DType::i32, static_cast<int64_t>(i)));
+      m_block = &st->then_body;
+      write(lv.parts[i], Val::of_scalar(value), pos);
+      m_block = saved;
+    }
+    return;
+  }
   case LValue::Kind::var: {
     Stmt* s = emit(StmtKind::assign, pos);
     s->var = lv.var;
@@ -594,6 +657,23 @@ void Lowerer::write(const LValue& lv, const Val& v, const ast::Pos& pos) {
 
 Val Lowerer::atomic(AtomicOp op, const LValue& lv, const Val& v, const ast::Pos& pos,
                     bool want_old) {
+  if (lv.kind == LValue::Kind::dynamic) {
+    // Thread-private elements: a read-modify-write through the selected element.
+    Val old = materialize(read(lv), pos);
+    static const ast::Operator k_ops[] = {ast::Operator::Add,    ast::Operator::Sub,
+                                          ast::Operator::Mult,   ast::Operator::Add,
+                                          ast::Operator::Add,    ast::Operator::BitAnd,
+                                          ast::Operator::BitOr,  ast::Operator::BitXor};
+    Val updated;
+    if (op == AtomicOp::min || op == AtomicOp::max) {
+      std::vector<Val> two{old, Val::of_scalar(to_typed(v, lv.type, pos))};
+      updated = min_max(op == AtomicOp::max, two, pos);
+    } else {
+      updated = binary(k_ops[static_cast<int>(op)], old, Val::of_scalar(to_typed(v, lv.type, pos)), pos);
+    }
+    write(lv, updated, pos);
+    return old;
+  }
   if (lv.kind == LValue::Kind::tensor) {
     Val t = v;
     if (t.kind == Val::Kind::tuple) {

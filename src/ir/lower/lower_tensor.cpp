@@ -218,11 +218,48 @@ Val Lowerer::matmul(const Val& a, const Val& b, const ast::Pos& pos) {
 }
 
 Val Lowerer::tensor_index(const Val& t, const std::vector<Val>& idx, const ast::Pos& pos) {
+  bool dynamic = false;
+  for (const Val& v : idx) {
+    dynamic = dynamic || (v.kind == Val::Kind::scalar && v.expr->kind != ExprKind::constant);
+  }
+  if (dynamic) {
+    // A runtime index selects among the elements (qd.select chain).
+    const Expr* flat = nullptr;
+    if (t.cols == 0) {
+      if (idx.size() != 1) {
+        type_error(pos, "a vector takes one index");
+      }
+      flat = to_typed(idx[0], DType::i32, pos);
+    } else if (idx.size() == 2) {
+      flat = m_kernel->binary(BinOp::add, DType::i32,
+                              m_kernel->binary(BinOp::mul, DType::i32, to_typed(idx[0], DType::i32, pos),
+                                               m_kernel->constant_int(DType::i32, t.cols)),
+                              to_typed(idx[1], DType::i32, pos));
+    } else {
+      // A runtime row of a matrix: one selection per column.
+      const Expr* r = to_typed(idx[0], DType::i32, pos);
+      std::vector<const Expr*> row;
+      for (int32_t c = 0; c < t.cols; ++c) {
+        const Expr* sel = t.elems[(t.rows - 1) * t.cols + c];
+        for (int32_t i = t.rows - 1; i-- > 0;) {
+          sel = m_kernel->select(m_kernel->binary(BinOp::eq, DType::u1, r, m_kernel->constant_int(DType::i32, i)),
+                                 t.elems[i * t.cols + c], sel);
+        }
+        row.push_back(sel);
+      }
+      return Val::of_tensor(row, t.cols, 0, t.dtype);
+    }
+    flat = materialize(Val::of_scalar(flat), pos).expr;
+    const Expr* sel = t.elems.back();
+    for (size_t i = t.elems.size() - 1; i-- > 0;) {
+      sel = m_kernel->select(
+          m_kernel->binary(BinOp::eq, DType::u1, flat, m_kernel->constant_int(DType::i32, static_cast<int64_t>(i))),
+          t.elems[i], sel);
+    }
+    return Val::of_scalar(sel);
+  }
   std::vector<int64_t> k;
   for (const Val& v : idx) {
-    if (v.kind == Val::Kind::scalar && v.expr->kind != ExprKind::constant) {
-      fail(pos, "QD206", "the index of a vector/matrix must be a compile-time constant integer");
-    }
     k.push_back(static_int(v, pos, "a vector/matrix index"));
   }
   if (t.cols == 0) {

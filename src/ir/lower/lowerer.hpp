@@ -93,7 +93,8 @@ private:
 
   // Lvalues: a scalar variable, an array element, or a tensor of them.
   struct LValue {
-    enum class Kind : uint8_t { var, element, tensor } kind = Kind::var;
+    // dynamic: one of `parts` (scalars) chosen by the runtime i32 `index`.
+    enum class Kind : uint8_t { var, element, tensor, dynamic } kind = Kind::var;
     int32_t var = -1;
     int32_t array = -1;
     const Expr* index = nullptr;
@@ -103,6 +104,7 @@ private:
   };
   LValue lvalue(const ast::Expr* target);
   LValue lvalue_of_binding(const BindingRef& b, const ast::Expr* at);
+  LValue dynamic_element(const LValue& base, const std::vector<Val>& idx, const ast::Pos& pos);
   Val read(const LValue& lv);
   void write(const LValue& lv, const Val& v, const ast::Pos& pos);
   // qd.atomic_* / augmented assignment: returns the old value(s).
@@ -176,6 +178,8 @@ private:
   Val global(int32_t module, std::string_view name, const ast::Pos& pos);
   Val from_entity(const sema::Entity& e, const ast::Pos& pos, std::string_view what);
   Val member(const Val& base, std::string_view attr, const ast::Pos& pos);
+  // The module-level binding `name` of `module`, following from-imports; null if none.
+  const sema::Binding* find_binding(int32_t module, std::string_view name, int32_t& where);
   Val api_constant(const std::string& path, const ast::Pos& pos, bool* ok);
   Val eval_module_expr(int32_t module, const ast::Expr* e);
   std::optional<DType> dtype_of_api(const std::string& path) const;

@@ -7,7 +7,7 @@ namespace {
 std::string serial_label(const Block& b) {
   std::string first = b.front()->text;
   size_t n = b.size();
-  return "serial: " + first + (n > 1 ? " (+" + std::to_string(n - 1) + " more)" : "");
+  return first + (n > 1 ? " (+" + std::to_string(n - 1) + " more)" : "");
 }
 
 }  // namespace

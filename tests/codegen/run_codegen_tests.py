@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Golden fixtures for lowering, the offload split and the generated C++ (label codegen).
+
+tests/codegen/fixtures/*.py: valid kernels. The snapshot <name>.snap holds the output of
+`qd_codegen_dump FILE`: the IR after every pass and every generated unit. Output must be
+deterministic: each fixture is dumped twice and both runs must agree byte for byte.
+
+tests/codegen/reject/*.py: kernels outside the supported language, one per kernel. Every kernel
+carries a comment `# expect: LINE:COL CODE text` naming the diagnostic it must produce (position,
+code and a substring of the message); the snapshot <name>.snap holds the full diagnostic lines.
+
+QD_UPDATE_SNAPSHOTS=1 rewrites the snapshots (review them in the diff).
+Usage: run_codegen_tests.py --tool build/bin/qd_codegen_dump [--qdbuild build/bin/qdbuild]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def dump(tool, path):
+    r = subprocess.run([tool, str(path)], capture_output=True, text=True, timeout=120)
+    return r.returncode, r.stdout.replace(str(HERE) + "/", "")
+
+
+def check_snapshot(name, snap, text, update, failures):
+    if update:
+        snap.write_text(text)
+        return
+    if not snap.exists():
+        failures.append(f"{name}: no snapshot {snap.name} (run with QD_UPDATE_SNAPSHOTS=1)")
+        return
+    want = snap.read_text()
+    if want != text:
+        a, b = want.splitlines(), text.splitlines()
+        for i, (x, y) in enumerate(zip(a + [""] * len(b), b + [""] * len(a))):
+            if x != y:
+                failures.append(f"{name}: snapshot differs at line {i + 1}:\n  want: {x}\n  got:  {y}")
+                break
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tool", required=True)
+    ap.add_argument("--qdbuild")
+    args = ap.parse_args()
+    update = os.environ.get("QD_UPDATE_SNAPSHOTS") == "1"
+    failures = []
+    count = 0
+    for f in sorted((HERE / "fixtures").glob("*.py")):
+        count += 1
+        rc, out = dump(args.tool, f.relative_to(HERE.parent.parent) if False else f)
+        rc2, out2 = dump(args.tool, f)
+        if rc != 0:
+            failures.append(f"{f.name}: qd_codegen_dump exited {rc}:\n{out[-2000:]}")
+            continue
+        if out != out2:
+            failures.append(f"{f.name}: output is not deterministic")
+        check_snapshot(f.name, f.with_suffix(".snap"), out, update, failures)
+    for f in sorted((HERE / "reject").glob("*.py")):
+        count += 1
+        rc, out = dump(args.tool, f)
+        diags = [l for l in out.splitlines() if ": error: " in l or ": warning: " in l]
+        src = f.read_text().splitlines()
+        expects = []
+        for i, line in enumerate(src):
+            m = re.search(r"#\s*expect:\s*(\d+):(\d+)\s+(QD\d+)\s+(.*)$", line)
+            if m:
+                expects.append((int(m.group(1)), int(m.group(2)), m.group(3), m.group(4).strip()))
+        if not expects:
+            failures.append(f"{f.name}: no '# expect:' comments")
+        for (line, col, code, text) in expects:
+            hit = [d for d in diags if f":{line}:{col}: error: " in d and f"[{code}]" in d and text in d]
+            if not hit:
+                failures.append(f"{f.name}: expected {line}:{col} {code} '{text}', got:\n  " +
+                                "\n  ".join(diags))
+        if rc != 1:
+            failures.append(f"{f.name}: expected exit 1, got {rc}")
+        check_snapshot(f.name, f.with_suffix(".snap"), "\n".join(diags) + "\n", update, failures)
+    for msg in failures:
+        print("FAIL " + msg)
+    print(f"codegen fixtures: {count} files, {len(failures)} failures" + (" (snapshots updated)" if update else ""))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
