@@ -10,5 +10,6 @@ ExitStatus cmd_scan(int argc, char** argv);
 ExitStatus cmd_check(int argc, char** argv);
 ExitStatus cmd_explain(int argc, char** argv);
 ExitStatus cmd_store(int argc, char** argv);
+ExitStatus cmd_build(int argc, char** argv);
 
 }  // namespace qd::driver

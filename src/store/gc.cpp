@@ -5,7 +5,11 @@
 #include <cstdio>
 #include <ctime>
 #include <map>
+#include <set>
 
+#include <unistd.h>
+
+#include "store/task_cache.hpp"
 #include "support/atomic_file.hpp"
 
 namespace qd::store {
@@ -84,6 +88,26 @@ GcPlan plan_gc(std::vector<Entry> entries, const std::vector<ObjectInfo>& object
   return plan;
 }
 
+// Removes (or, dry run, counts) the task cache records whose object is missing or going.
+size_t prune_task_records(LocalStore& store, const std::set<ObjectId>& going, bool dry_run,
+                          GcReport& report) {
+  TaskCache cache(store);
+  size_t removed = 0;
+  for (const TaskCache::Listed& l : cache.list()) {
+    bool dangling = !l.record || going.count(l.record->object) != 0 ||
+                    ::access(store.object_path(l.record->object).c_str(), F_OK) != 0;
+    if (!dangling) {
+      continue;
+    }
+    if (dry_run || ::unlink(l.path.c_str()) == 0) {
+      ++removed;
+    } else {
+      report.warnings.push_back("cannot remove task record '" + l.path + "'");
+    }
+  }
+  return removed;
+}
+
 }  // namespace
 
 std::optional<uint64_t> parse_size(std::string_view text) {
@@ -140,7 +164,12 @@ Result<GcReport> collect_garbage(LocalStore& store, const GcOptions& options) {
       return objects.failure();
     }
     std::vector<Entry> entries = *index ? (*index)->all_entries() : std::vector<Entry>{};
-    plan_gc(std::move(entries), *objects, options, now, report);
+    GcPlan plan = plan_gc(std::move(entries), *objects, options, now, report);
+    std::set<ObjectId> going;
+    for (const ObjectInfo& o : plan.remove) {
+      going.insert(o.id);
+    }
+    report.task_records_removed = prune_task_records(store, going, true, report);
     return report;
   }
   std::vector<ObjectInfo> remove;
@@ -170,12 +199,15 @@ Result<GcReport> collect_garbage(LocalStore& store, const GcOptions& options) {
   if (!updated) {
     return updated.failure();
   }
+  report.task_records_removed = prune_task_records(store, {}, false, report);
   report.temps_removed = support::remove_stale_temps(store.root(), std::chrono::hours(1));
   for (int i = 0; i < 256; ++i) {
     char sub[4];
     std::snprintf(sub, sizeof sub, "%02x", i);
     report.temps_removed +=
         support::remove_stale_temps(store.objects_dir() + "/" + sub, std::chrono::hours(1));
+    report.temps_removed +=
+        support::remove_stale_temps(store.root() + "/tasks/" + sub, std::chrono::hours(1));
   }
   return report;
 }

@@ -32,9 +32,13 @@ struct GcReport {
   uint64_t bytes_before = 0;
   uint64_t bytes_removed = 0;
   size_t temps_removed = 0;
+  size_t task_records_removed = 0;  // task cache records whose object is gone (task_cache.hpp)
   std::vector<std::string> warnings;  // objects that could not be removed, ...
 };
 
+// Task cache records (store/task_cache.hpp) do not keep objects alive: a record whose object is
+// gone after the collection is removed with it.
+//
 // Fails (leaving everything as it was) when the index is damaged: `store verify` names it, and the
 // next build replaces it.
 Result<GcReport> collect_garbage(LocalStore& store, const GcOptions& options);

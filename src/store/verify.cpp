@@ -5,6 +5,7 @@
 #include <set>
 
 #include "store/local_store.hpp"
+#include "store/task_cache.hpp"
 #include "support/thread_pool.hpp"
 
 namespace qd::store {
@@ -46,6 +47,22 @@ VerifyReport verify_store(Backend& store, unsigned threads) {
   for (std::string& d : object_damage) {
     if (!d.empty()) {
       report.damage.push_back(std::move(d));
+    }
+  }
+
+  // Task cache records (directory stores): each must parse and name an object that is present.
+  if (auto* local = dynamic_cast<LocalStore*>(&store)) {
+    std::set<ObjectId> present;
+    for (const ObjectInfo& o : *objects) {
+      present.insert(o.id);
+    }
+    for (const TaskCache::Listed& l : TaskCache(*local).list()) {
+      if (!l.record) {
+        report.damage.push_back("task record '" + l.path + "' is damaged (`store gc` removes it)");
+      } else if (present.count(l.record->object) == 0) {
+        report.damage.push_back("task record '" + l.path + "' names object " +
+                                l.record->object.hex() + ", which is missing (`store gc` removes it)");
+      }
     }
   }
 

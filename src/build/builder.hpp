@@ -1,0 +1,55 @@
+// `qdbuild build`: the build of a source tree into a store (issue 5 items 5 and 6; docs/build.md).
+//
+//   no-op check (input_stamp.hpp, build_log.hpp)  ── unchanged: "no work to do", nothing written
+//   sema::analyze ── per kernel instance: kernel key unchanged since the log's record and the
+//                    index still holds that record → reused without lowering
+//                 ── else codegen::generate_kernel → units → task key → task cache hit, or
+//                    compile (backend::compile_cpu_task) on --jobs threads → object + task record
+//   per Python module: link every distinct unit object of its instances + the module ABI unit
+//                    into one .so (only when one of its instances changed) → entries
+//   publish (one index update) → build log records → build stats
+//
+// A kernel that fails (sema errors, codegen errors, a task that does not compile) is reported
+// through Status and the build goes on with the others.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "build/status.hpp"
+
+namespace qd::build {
+
+struct BuildOptions {
+  std::vector<std::string> paths;
+  std::string store_dir;
+  std::string target = "cpu";
+  unsigned jobs = 0;     // 0: all cores
+  bool explain = false;  // -d explain
+  bool stats = false;    // -d stats
+  bool dump_ir = false;  // --dump-ir
+};
+
+struct BuildResult {
+  bool noop = false;
+  size_t kernels = 0;    // kernels with every buildable instance built or reused
+  size_t instances = 0;  // instances built or reused
+  size_t tasks_total = 0;
+  size_t tasks_compiled = 0;
+  size_t tasks_reused = 0;
+  size_t modules_linked = 0;
+  std::vector<std::string> failed;   // kernel ids, sorted
+  std::vector<std::string> skipped;  // kernels without a buildable instance
+  double time_s = 0;
+  bool input_error = false;     // a path that cannot be read, a config error (exit 1)
+  bool internal_error = false;  // store I/O, a task or module the backend rejected (exit 3)
+};
+
+BuildResult run_build(const BuildOptions& options, Status& status);
+
+// The one-line summary: "qdbuild: built 5 kernels (6 instances): 12 tasks compiled, 30 reused,
+// 1 module linked in 1.23s", "qdbuild: no work to do." or "qdbuild: build stopped: 2 kernels
+// failed.".
+std::string summary_line(const BuildResult& r);
+
+}  // namespace qd::build
