@@ -167,8 +167,11 @@ std::string bind_scalar(const qdrt_index_argument& a, const qdrt_value& v, uint6
   if (v.kind != QDRT_VALUE_INT && v.kind != QDRT_VALUE_FLOAT && v.kind != QDRT_VALUE_BOOL) {
     return "expected a " + std::string(dtype_name(a.dtype)) + " scalar, got " + value_text(v);
   }
+  bool big_unsigned = v.kind == QDRT_VALUE_INT && (v.flags & QDRT_VALUE_UNSIGNED) != 0 && v.i < 0;
   if (dtype_is_float(a.dtype)) {
-    double d = v.kind == QDRT_VALUE_FLOAT ? v.f : static_cast<double>(v.i);
+    double d = v.kind == QDRT_VALUE_FLOAT ? v.f
+               : big_unsigned             ? static_cast<double>(static_cast<uint64_t>(v.i))
+                                          : static_cast<double>(v.i);
     if (a.dtype == QDRT_DTYPE_F64) {
       std::memcpy(&slot, &d, 8);
     } else if (a.dtype == QDRT_DTYPE_F32) {
@@ -184,7 +187,12 @@ std::string bind_scalar(const qdrt_index_argument& a, const qdrt_value& v, uint6
     return "expected " + std::string(dtype_name(a.dtype)) + ", got " + value_text(v) +
            " (an integer parameter takes no float)";
   }
-  if (!int_fits(v.i, a.dtype)) {
+  if (big_unsigned) {
+    if (a.dtype != QDRT_DTYPE_U64) {
+      return std::to_string(static_cast<uint64_t>(v.i)) + " is out of range for " +
+             dtype_name(a.dtype);
+    }
+  } else if (!int_fits(v.i, a.dtype)) {
     return std::to_string(v.i) + " is out of range for " + dtype_name(a.dtype);
   }
   std::memcpy(&slot, &v.i, dtype_size(a.dtype));  // little-endian: the low bytes

@@ -106,6 +106,9 @@ QDRT_API const char* qdrt_kernel_name(const qdrt_kernel* kernel);
 #define QDRT_VALUE_BOOL 4u  /* i (0 or 1) */
 #define QDRT_VALUE_TEXT 5u  /* text: a template value compared verbatim with the instance's */
 
+/* qdrt_value.flags */
+#define QDRT_VALUE_UNSIGNED 1u /* INT: `i` holds a uint64 bit pattern (values >= 2^63 for u64) */
+
 /* One argument, in parameter order (template parameters included: they select the instance).
  * An array's shape holds the ndarray's ndim extents followed by the element dims of a vector /
  * matrix dtype; its data must be C-contiguous (strides NULL or the C-contiguous byte strides)
@@ -114,7 +117,7 @@ typedef struct qdrt_value {
   uint32_t kind;  /* QDRT_VALUE_* */
   uint32_t dtype; /* arrays: QDRT_DTYPE_* of the scalar elements; results: the dtype */
   int32_t ndim;   /* arrays: entries in shape */
-  uint32_t reserved;
+  uint32_t flags; /* QDRT_VALUE_UNSIGNED, else 0 */
   void* data;
   const int64_t* shape;
   const int64_t* strides; /* bytes; NULL: C-contiguous */

@@ -73,13 +73,14 @@ _NAMES = {1: "i8", 2: "i16", 3: "i32", 4: "i64", 5: "u8", 6: "u16", 7: "u32", 8:
           9: "f16", 10: "f32", 11: "f64", 12: "u1"}
 
 _VALUE_NONE, _VALUE_ARRAY, _VALUE_INT, _VALUE_FLOAT, _VALUE_BOOL, _VALUE_TEXT = range(6)
+_VALUE_UNSIGNED = 1  # qdrt_value.flags: `i` holds a uint64 bit pattern
 _OPEN_LAZY = 1
 _MAX_NDIM = 12  # array dims + element dims accepted from a buffer
 
 
 class _Value(ctypes.Structure):
     _fields_ = [("kind", ctypes.c_uint32), ("dtype", ctypes.c_uint32), ("ndim", ctypes.c_int32),
-                ("reserved", ctypes.c_uint32), ("data", ctypes.c_void_p),
+                ("flags", ctypes.c_uint32), ("data", ctypes.c_void_p),
                 ("shape", ctypes.POINTER(ctypes.c_int64)),
                 ("strides", ctypes.POINTER(ctypes.c_int64)), ("i", ctypes.c_int64),
                 ("f", ctypes.c_double), ("text", ctypes.c_char_p)]
@@ -287,10 +288,13 @@ class Kernel:
             if isinstance(a, bool):
                 v.kind, v.i = _VALUE_BOOL, int(a)
             elif isinstance(a, int):
-                if not -(1 << 63) <= a < (1 << 63):
+                if not -(1 << 63) <= a < (1 << 64):
                     raise ArgumentError("argument %d: %d does not fit in 64 bits" % (i, a),
                                         "QDRT_ERROR_ARGUMENT")
-                v.kind, v.i = _VALUE_INT, a
+                if a >= (1 << 63):  # a u64 value: passed as its bit pattern
+                    v.kind, v.i, v.flags = _VALUE_INT, a - (1 << 64), _VALUE_UNSIGNED
+                else:
+                    v.kind, v.i = _VALUE_INT, a
             elif isinstance(a, float):
                 v.kind, v.f = _VALUE_FLOAT, a
             elif isinstance(a, str):
@@ -306,7 +310,14 @@ class Kernel:
                 if av is None:
                     # numpy scalars and other number-likes
                     if hasattr(a, "__index__"):
-                        v.kind, v.i = _VALUE_INT, a.__index__()
+                        x = a.__index__()
+                        if not -(1 << 63) <= x < (1 << 64):
+                            raise ArgumentError("argument %d: %d does not fit in 64 bits" % (i, x),
+                                                "QDRT_ERROR_ARGUMENT")
+                        if x >= (1 << 63):
+                            v.kind, v.i, v.flags = _VALUE_INT, x - (1 << 64), _VALUE_UNSIGNED
+                        else:
+                            v.kind, v.i = _VALUE_INT, x
                     elif hasattr(a, "__float__"):
                         v.kind, v.f = _VALUE_FLOAT, float(a)
                     else:
