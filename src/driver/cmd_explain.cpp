@@ -12,6 +12,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "backend/backend.hpp"
+#include "codegen/kernel_codegen.hpp"
 #include "driver/commands.hpp"
 #include "driver/diagnostic_output.hpp"
 #include "driver/edit_distance.hpp"
@@ -24,6 +26,28 @@ using Json = nlohmann::ordered_json;
 
 std::string location(const sema::Program& p, sema::DefId d) {
   return p.module_of(d).path + ":" + std::to_string(p.defs[d].line);
+}
+
+
+// The offload split of one instance (lowering and codegen; no compile): tasks with their keys.
+struct SplitInfo {
+  bool lowered = false;
+  codegen::KernelCode code;
+  std::vector<std::string> task_keys;  // per task: the key of its unit
+};
+
+SplitInfo split_of(const sema::Analysis& a, const sema::KernelReport& k, size_t instance) {
+  SplitInfo s;
+  if (!k.instances[instance].unbound.empty()) {
+    return s;
+  }
+  size_t index = static_cast<size_t>(&k - a.kernels.data());
+  s.code = codegen::generate_kernel(a, index, instance, codegen::Options{});
+  s.lowered = true;
+  for (const codegen::TaskCode& t : s.code.tasks) {
+    s.task_keys.push_back(backend::task_key(s.code.units[t.unit].source, backend::CpuTarget{}));
+  }
+  return s;
 }
 
 Json to_json(const sema::Analysis& a, const sema::KernelReport& k) {
@@ -66,10 +90,30 @@ Json to_json(const sema::Analysis& a, const sema::KernelReport& k) {
     for (const auto& c : inst.components) {
       comps.push_back({{"tag", c.tag}, {"hash", c.hash}, {"text", c.text}});
     }
-    instances.push_back({{"instance", inst.instance},
-                         {"unbound", inst.unbound},
-                         {"components", std::move(comps)},
-                         {"key", inst.key}});
+    Json entry = {{"instance", inst.instance},
+                  {"unbound", inst.unbound},
+                  {"components", std::move(comps)},
+                  {"key", inst.key}};
+    SplitInfo split = split_of(a, k, static_cast<size_t>(&inst - k.instances.data()));
+    if (split.lowered && split.code.ok) {
+      Json tasks = Json::array();
+      for (size_t t = 0; t < split.code.tasks.size(); ++t) {
+        const codegen::TaskCode& tc = split.code.tasks[t];
+        tasks.push_back({{"kind", tc.range ? "range" : "serial"},
+                         {"label", tc.label},
+                         {"line", tc.line},
+                         {"symbol", tc.symbol},
+                         {"task_key", split.task_keys[t]}});
+      }
+      entry["split"] = split.code.whole_reason.empty() ? "per-task" : "whole-kernel";
+      entry["whole_reason"] = split.code.whole_reason;
+      entry["temps_size"] = split.code.tasks.empty() ? 0 : split.code.tasks[0].launch.temps_size;
+      entry["tasks"] = std::move(tasks);
+    }
+    for (const sema::SemaDiagnostic& d : split.code.diagnostics) {
+      entry["lowering_diagnostics"].push_back(Json::parse(diagnostic_json_text(a, d)));
+    }
+    instances.push_back(std::move(entry));
   }
   j["instances"] = std::move(instances);
   j["key"] = k.instances.empty() ? Json(nullptr) : Json(k.instances.front().key);
@@ -122,6 +166,23 @@ std::string to_text(const sema::Analysis& a, const sema::KernelReport& k) {
       out += "  " + c.hash.substr(0, 16) + "  " + c.tag + ": " + text + "\n";
     }
     out += "key        " + inst.key + "\n";
+    SplitInfo split = split_of(a, k, n);
+    if (split.lowered && split.code.ok) {
+      out += "split      " + std::to_string(split.code.tasks.size()) + " task" +
+             (split.code.tasks.size() == 1 ? "" : "s") +
+             (split.code.whole_reason.empty() ? ", one unit each (an edit to one construct recompiles one task)"
+                                              : ", whole-kernel: " + split.code.whole_reason) +
+             "\n";
+      for (size_t t = 0; t < split.code.tasks.size(); ++t) {
+        const codegen::TaskCode& tc = split.code.tasks[t];
+        out += "  " + std::to_string(t) + " " + (tc.range ? "range " : "serial") + "  " +
+               split.task_keys[t].substr(0, 16) + "  line " + std::to_string(tc.line) + ": " +
+               tc.label + "\n";
+      }
+    }
+    if (!split.code.diagnostics.empty()) {
+      out += format_diagnostics(a, split.code.diagnostics, DiagnosticFormat::text);
+    }
   }
   if (!k.diagnostics.empty()) {
     out += "\n" + format_diagnostics(a, k.diagnostics, DiagnosticFormat::text);
