@@ -1,0 +1,289 @@
+// qd_compile_bench: compile throughput of the in-process backend (qd::backend::compile_cpu_task on
+// J threads) against spawning `clang++-19 -c` per unit with the same driver flags
+// (qd::backend::driver_arguments) and the same parallelism (J children at a time), on the task
+// units of a corpus as codegen writes them. scripts/bench/compile_bench.py makes the units with
+// `qd_codegen_dump PATH --no-ir` and adds the end-to-end `qdbuild build` cold number.
+//
+//   qd_compile_bench DUMP... [--jobs J] [--reps R]
+//
+// DUMP: qd_codegen_dump output; every `--- unit N` section is one TU; identical TUs are compiled
+// once (as qdbuild's task keys do). Reported: the first in-process pass of this process (cold: it
+// includes LLVM's target set-up and the driver invocation), the median of R warm in-process passes,
+// the median of R spawned passes (after one untimed spawn that warms the page cache), tasks/s for
+// each and the ratios; whether each in-process object equals the spawned one byte for byte. The
+// last line is one JSON object. Prints numbers, asserts nothing (exit 3 on a failure).
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <spawn.h>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "backend/prelude_files.hpp"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using namespace qd::backend;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+[[noreturn]] void die(const std::string& message) {
+  std::fprintf(stderr, "qd_compile_bench: error: %s\n", message.c_str());
+  std::exit(3);
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    die("cannot read " + path.string());
+  }
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_file(const fs::path& path, std::string_view bytes) {
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) {
+    die("cannot write " + path.string());
+  }
+}
+
+// The `--- unit N` sections of a qd_codegen_dump output; a section ends at the next `--- unit`,
+// `=== ` (next instance) or `task ` line (a unit's text starts with "// Generated").
+void parse_dump(const std::string& text, std::vector<std::string>& units) {
+  std::istringstream in(text);
+  std::string line;
+  std::string current;
+  bool inside = false;
+  auto flush = [&] {
+    if (inside && !current.empty()) {
+      units.push_back(current);
+    }
+    current.clear();
+    inside = false;
+  };
+  while (std::getline(in, line)) {
+    if (line.rfind("--- unit ", 0) == 0) {
+      flush();
+      inside = true;
+      continue;
+    }
+    if (line.rfind("=== ", 0) == 0 || (line.rfind("task qd_", 0) == 0)) {
+      flush();
+      continue;
+    }
+    if (inside) {
+      current += line;
+      current += '\n';
+    }
+  }
+  flush();
+}
+
+// Runs `count` jobs on `jobs` threads; job(i) for each i.
+template <class F> void parallel(size_t count, unsigned jobs, F&& job) {
+  std::atomic<size_t> next{0};
+  auto loop = [&] {
+    for (size_t i = next.fetch_add(1); i < count; i = next.fetch_add(1)) {
+      job(i);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < jobs; ++t) {
+    threads.emplace_back(loop);
+  }
+  loop();
+  for (std::thread& t : threads) {
+    t.join();
+  }
+}
+
+pid_t spawn_in(const fs::path& dir, const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const std::string& a : args) {
+    argv.push_back(const_cast<char*>(a.c_str()));
+  }
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    die("cannot spawn " + args[0]);
+  }
+  return pid;
+}
+
+void wait_ok(pid_t pid, const std::string& what) {
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    die(what + " failed");
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  unsigned jobs = 2;
+  int reps = 3;
+  std::vector<std::string> dumps;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if ((arg == "--jobs" || arg == "-j") && i + 1 < argc) {
+      jobs = static_cast<unsigned>(std::max(1, std::atoi(argv[++i])));
+    } else if (arg == "--reps" && i + 1 < argc) {
+      reps = std::max(1, std::atoi(argv[++i]));
+    } else if (!arg.empty() && arg[0] != '-') {
+      dumps.push_back(arg);
+    } else {
+      std::fprintf(stderr, "usage: qd_compile_bench DUMP... [--jobs J] [--reps R]\n");
+      return 2;
+    }
+  }
+  if (dumps.empty()) {
+    std::fprintf(stderr, "usage: qd_compile_bench DUMP... [--jobs J] [--reps R]\n");
+    return 2;
+  }
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+
+  std::vector<std::string> all;
+  for (const std::string& d : dumps) {
+    parse_dump(read_file(d), all);
+  }
+  std::vector<TaskUnit> units;
+  std::set<std::string> seen;
+  size_t bytes = 0;
+  for (const std::string& s : all) {
+    if (seen.insert(s).second) {
+      units.push_back({"unit" + std::to_string(units.size()), s});
+      bytes += s.size();
+    }
+  }
+  if (units.empty()) {
+    die("no `--- unit` sections in the dump(s)");
+  }
+  const CpuTarget target;
+  std::printf("qd_compile_bench: %zu distinct units (%zu in the dumps, %.1f KB of C++), %u jobs, "
+              "%d reps, target %s O%u\n",
+              units.size(), all.size(), bytes / 1024.0, jobs, reps, target.cpu.c_str(),
+              target.opt_level);
+
+  // In-process: the first pass of this process is the cold one.
+  std::vector<std::string> objects(units.size());
+  std::atomic<int> failures{0};
+  auto in_process_pass = [&] {
+    auto t0 = Clock::now();
+    parallel(units.size(), jobs, [&](size_t i) {
+      TaskObject o = compile_cpu_task(units[i], target);
+      if (!o.ok) {
+        std::string text;
+        for (const Diagnostic& d : o.diagnostics) {
+          text += "\n  " + format_diagnostic(d);
+        }
+        std::fprintf(stderr, "qd_compile_bench: unit %zu failed:%s\n", i, text.c_str());
+        ++failures;
+      }
+      objects[i] = std::move(o.object);
+    });
+    return seconds_since(t0);
+  };
+  double cold_s = in_process_pass();
+  if (failures > 0) {
+    die("in-process compiles failed");
+  }
+  std::vector<double> warm;
+  for (int r = 0; r < reps; ++r) {
+    warm.push_back(in_process_pass());
+  }
+
+  // Spawned: the prelude as files, one directory per unit.
+  char pattern[] = "/tmp/qd-compile-bench-XXXXXX";
+  if (mkdtemp(pattern) == nullptr) {
+    die("mkdtemp failed");
+  }
+  fs::path work = pattern;
+  fs::path include_dir = work / "include";
+  for (const EmbeddedFile& file : embedded_prelude_files()) {
+    write_file(include_dir / std::string(file.name), file.bytes);
+  }
+  std::vector<std::string> driver = driver_arguments(target, include_dir.string());
+  driver[0] = "clang++-19";
+  driver.insert(driver.end(), {"-c", "qd_task.cpp", "-o", "qd_task.o"});
+  for (size_t i = 0; i < units.size(); ++i) {
+    write_file(work / std::to_string(i) / "qd_task.cpp", units[i].source);
+  }
+  wait_ok(spawn_in(work / "0", driver), "clang++-19");  // untimed: page cache
+  auto spawned_pass = [&] {
+    auto t0 = Clock::now();
+    size_t next = 0;
+    size_t running = 0;
+    while (next < units.size() || running > 0) {
+      while (running < jobs && next < units.size()) {
+        spawn_in(work / std::to_string(next), driver);
+        ++next;
+        ++running;
+      }
+      int status = 0;
+      pid_t pid = wait(&status);
+      if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        die("a spawned clang++-19 failed");
+      }
+      --running;
+    }
+    return seconds_since(t0);
+  };
+  std::vector<double> spawned;
+  for (int r = 0; r < reps; ++r) {
+    spawned.push_back(spawned_pass());
+  }
+  size_t same = 0;
+  for (size_t i = 0; i < units.size(); ++i) {
+    same += read_file(work / std::to_string(i) / "qd_task.o") == objects[i];
+  }
+  std::error_code ec;
+  fs::remove_all(work, ec);
+
+  const double n = static_cast<double>(units.size());
+  const double warm_s = median(warm);
+  const double spawn_s = median(spawned);
+  std::printf("%-44s %9s %9s %9s\n", "", "wall s", "ms/task", "tasks/s");
+  auto row = [&](const char* what, double s) {
+    std::printf("%-44s %9.3f %9.2f %9.1f\n", what, s, 1000.0 * s / n, n / s);
+  };
+  row("in-process, cold (first pass of the process)", cold_s);
+  row("in-process, warm (median)", warm_s);
+  row("spawned clang++-19 -c (median)", spawn_s);
+  std::printf("in-process vs spawned: cold %.2fx, warm %.2fx faster; objects byte-identical: "
+              "%zu/%zu\n",
+              spawn_s / cold_s, spawn_s / warm_s, same, units.size());
+  std::printf("{\"units\": %zu, \"jobs\": %u, \"cold_s\": %.4f, \"warm_s\": %.4f, \"spawned_s\": "
+              "%.4f, \"identical\": %zu}\n",
+              units.size(), jobs, cold_s, warm_s, spawn_s, same);
+  return 0;
+}
