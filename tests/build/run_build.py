@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""`qdbuild build` end to end (issue 5 items 5-6, docs/build.md): the incremental test (a kernel with
+5 top-level loops: edit one loop body -> exactly 1 task compiled and 4 reused; comment-only edit ->
+nothing compiled; no-op build -> "noop" and no file in the store modified), failure handling (one
+bad kernel -> exit 1, the others built), the missing-instance warning, -d explain, exit codes, the
+store afterwards (verify clean, gc keeps the task cache consistent). Counters come from --json,
+never from timing. Runs in a temp directory (kept on failure).
+Usage: run_build.py [--qdbuild PATH]      Exit: 0 all pass; 1 any failure.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+import qdtest  # noqa: E402
+
+failures = []
+
+NDARRAY = "qd.types.ndarray(dtype=qd.f32, ndim=1)"
+
+FIVE_LOOPS = f"""import quadrants as qd
+
+
+@qd.kernel
+def five(x: {NDARRAY}, y: {NDARRAY}):
+    for i in range(x.shape[0]):
+        y[i] = x[i] + 1.0
+    for i in range(x.shape[0]):
+        y[i] = y[i] * 2.0
+    for i in range(x.shape[0]):
+        x[i] = y[i] - 3.0
+    for i in range(x.shape[0]):
+        y[i] = y[i] + x[i]
+    for i in range(x.shape[0]):
+        x[i] = x[i] * 0.5
+"""
+
+SAXPY = f"""import quadrants as qd
+
+
+@qd.kernel
+def saxpy(a: qd.f32, x: {NDARRAY}, y: {NDARRAY}):
+    for i in range(x.shape[0]):
+        y[i] = a * x[i] + y[i]
+
+
+@qd.kernel
+def scale(x: {NDARRAY}):
+    for i in range(x.shape[0]):
+        x[i] = x[i] * 3.0
+"""
+
+BAD = f"""import quadrants as qd
+
+
+@qd.kernel
+def broken(x: {NDARRAY}):
+    for i in range(x.shape[0]):
+        x[i] = not_defined_anywhere + 1.0
+
+
+@qd.kernel
+def fine(x: {NDARRAY}):
+    for i in range(x.shape[0]):
+        x[i] = x[i] + 2.0
+
+
+@qd.kernel
+def templated(x: qd.types.ndarray(), n: qd.template()):
+    for i in range(x.shape[0]):
+        x[i] = n
+"""
+
+
+def check(name, cond, detail=""):
+    if not cond:
+        failures.append(f"{name}: {detail}")
+    return cond
+
+
+def run(qd, *args, cwd, env=None):
+    p = subprocess.run([str(qd), *args], capture_output=True, timeout=300, cwd=cwd, env=env)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def build_json(qd, cwd, *paths, store="st", extra=()):
+    rc, out, err = run(qd, "build", *paths, "--store", store, "--json", *extra, cwd=cwd)
+    try:
+        doc = json.loads(out)
+    except ValueError:
+        doc = None
+    return rc, doc, out, err
+
+
+def listing(root):
+    """Every file under root with its size and mtime_ns (what 'no store writes' compares)."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in filenames + dirnames:
+            p = os.path.join(dirpath, name)
+            st = os.lstat(p)
+            out[os.path.relpath(p, root)] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def incremental(qd, tmp):
+    w = tmp / "inc"
+    src = w / "src"
+    write(src / "five.py", FIVE_LOOPS)
+    rc, doc, out, err = build_json(qd, w, "src")
+    if not check("incremental: first build exits 0", rc == 0 and doc, f"exit {rc} {out} {err}"):
+        return
+    check("incremental: first build compiles 5 tasks",
+          doc["tasks"] == {"total": 5, "compiled": 5, "reused": 0}, doc)
+    check("incremental: first build counts", doc["kernels"] == 1 and doc["instances"] == 1 and
+          doc["modules_linked"] == 1 and not doc["noop"] and doc["failed"] == [], doc)
+
+    # Edit one loop body (same line count).
+    write(src / "five.py", FIVE_LOOPS.replace("y[i] * 2.0", "y[i] * 4.0"))
+    rc, doc, out, err = build_json(qd, w, "src")
+    check("incremental: edit one loop -> 1 compiled, 4 reused",
+          rc == 0 and doc and doc["tasks"] == {"total": 5, "compiled": 1, "reused": 4},
+          f"exit {rc} {doc} {err}")
+    check("incremental: edit relinks the module", doc and doc["modules_linked"] == 1, doc)
+
+    # Comment-only edit: nothing is lowered or compiled.
+    write(src / "five.py", FIVE_LOOPS.replace("y[i] * 2.0", "y[i] * 4.0")
+          .replace("y[i] = x[i] + 1.0", "y[i] = x[i] + 1.0  # plus one"))
+    rc, doc, out, err = build_json(qd, w, "src")
+    check("incremental: comment-only edit -> nothing compiled",
+          rc == 0 and doc and doc["tasks"]["compiled"] == 0 and doc["modules_linked"] == 0 and
+          not doc["noop"], f"exit {rc} {doc} {err}")
+
+    # No-op: nothing compiled, and no file of the store is written.
+    before = listing(w / "st")
+    rc, doc, out, err = build_json(qd, w, "src")
+    after = listing(w / "st")
+    check("no-op: reported as noop", rc == 0 and doc and doc["noop"] and
+          doc["tasks"]["compiled"] == 0, f"exit {rc} {doc} {err}")
+    check("no-op: no file in the store modified", before == after,
+          sorted(set(before.items()) ^ set(after.items()))[:10])
+    rc, out, err = run(qd, "build", "src", "--store", "st", cwd=w)
+    check("no-op: text summary", rc == 0 and out == "qdbuild: no work to do.\n", repr(out + err))
+    check("no-op (text): no file in the store modified", listing(w / "st") == before)
+
+    # Touching a file without changing it: a build that reuses everything, then a no-op again.
+    time.sleep(0.06)
+    os.utime(src / "five.py")
+    rc, doc, out, err = build_json(qd, w, "src")
+    check("touch: analysed again, nothing compiled",
+          rc == 0 and doc and not doc["noop"] and doc["tasks"]["compiled"] == 0, doc)
+    rc, doc, out, err = build_json(qd, w, "src")
+    check("touch: then a no-op", rc == 0 and doc and doc["noop"], doc)
+
+    # A new file: built; the unchanged module is not relinked.
+    write(src / "saxpy.py", SAXPY)
+    rc, doc, out, err = build_json(qd, w, "src")
+    check("new file: its kernels compiled, five reused",
+          rc == 0 and doc and doc["tasks"] == {"total": 7, "compiled": 2, "reused": 5} and
+          doc["modules_linked"] == 1 and doc["kernels"] == 3, doc)
+
+    # -d explain names the reason; the same store still verifies.
+    write(src / "five.py", FIVE_LOOPS.replace("y[i] * 2.0", "y[i] * 5.0"))
+    rc, out, err = run(qd, "build", "src", "--store", "st", "-d", "explain", cwd=w)
+    check("explain: exits 0", rc == 0, f"exit {rc} {err}")
+    check("explain: names the changed source",
+          "kernel 'five:five' (instance x=ndarray(f32, 1), y=ndarray(f32, 1)): kernel key "
+          "changed: source of 'five:five' changed" in out, out)
+    check("explain: summary line", out.splitlines()[-1].startswith("qdbuild: built 3 kernels "
+                                                                    "(3 instances): 1 task "
+                                                                    "compiled, 6 reused"), out)
+    rc, out, err = run(qd, "store", "verify", "--store", "st", cwd=w)
+    check("store verify is clean after builds", rc == 0, f"exit {rc} {out} {err}")
+
+    # A store whose index went away: every entry is missing, objects come from the task cache.
+    os.remove(w / "st" / "index.qdi")
+    rc, out, err = run(qd, "build", "src", "--store", "st", "-d", "explain", cwd=w)
+    check("index removed: rebuilt from the task cache",
+          rc == 0 and "entry missing from the store index" in out and
+          "0 tasks compiled, 7 reused" in out, out + err)
+
+    # gc with no grace removes the objects no entry references and their task records.
+    rc, out, err = run(qd, "store", "gc", "--store", "st", "--grace", "0", cwd=w)
+    if rc == 2:  # no --grace option: plain gc
+        rc, out, err = run(qd, "store", "gc", "--store", "st", cwd=w)
+    check("gc exits 0", rc == 0, f"exit {rc} {out} {err}")
+    rc, out, err = run(qd, "store", "verify", "--store", "st", cwd=w)
+    check("store verify is clean after gc", rc == 0, f"exit {rc} {out} {err}")
+
+
+def failures_and_warnings(qd, tmp):
+    w = tmp / "bad"
+    write(w / "src" / "bad.py", BAD)
+    write(w / "src" / "saxpy.py", SAXPY)
+    rc, doc, out, err = build_json(qd, w, "src")
+    check("bad kernel: exit 1", rc == 1, f"exit {rc} {err}")
+    if not check("bad kernel: JSON", doc is not None, out + err):
+        return
+    check("bad kernel: failed list", doc["failed"] == ["bad:broken"], doc)
+    check("bad kernel: others built", doc["kernels"] == 3 and doc["instances"] == 3, doc)
+    check("missing instance: skipped", doc["skipped"] == ["bad:templated"], doc)
+    codes = [(d["code"], d["kernel"], d["severity"]) for d in doc["diagnostics"]]
+    check("bad kernel: QD105 error in diagnostics", ("QD105", "bad:broken", "error") in codes,
+          codes)
+    check("missing instance: QD301 warning", ("QD301", "bad:templated", "warning") in codes,
+          codes)
+
+    rc, out, err = run(qd, "build", "src", "--store", "st", cwd=w)
+    check("bad kernel (text): exit 1", rc == 1, f"exit {rc}")
+    check("bad kernel (text): FAILED line", "FAILED: bad:broken\n" in out, out)
+    check("bad kernel (text): diagnostic with position",
+          "src/bad.py:7:16: error: name 'not_defined_anywhere' is not defined" in out, out)
+    check("missing instance (text): warning",
+          "src/bad.py:17:1: warning: kernel 'bad:templated' has no buildable instance: x, n" in out,
+          out)
+    check("bad kernel (text): summary", out.endswith("qdbuild: build stopped: 1 kernel failed.\n"),
+          out)
+    # A failed build is never a no-op: the errors are shown again.
+    rc, out, err = run(qd, "build", "src", "--store", "st", cwd=w)
+    check("failed build is not a no-op", rc == 1 and "FAILED: bad:broken" in out, out)
+
+    # Instances from the config make the template kernel buildable.
+    write(w / "qdbuild.toml", '[instances."bad:templated"]\nn = 4\nx = { dtype = "f32", ndim = 1 }\n')
+    write(w / "src" / "bad.py", BAD.replace("not_defined_anywhere", "x[i]"))
+    rc, doc, out, err = build_json(qd, w, "src")
+    check("config instance: everything builds", rc == 0 and doc and doc["failed"] == [] and
+          doc["skipped"] == [] and doc["kernels"] == 5, f"exit {rc} {doc} {err}")
+    # Editing the config is seen by the no-op check.
+    rc, doc, out, err = build_json(qd, w, "src")
+    check("config: no-op when unchanged", rc == 0 and doc and doc["noop"], doc)
+    time.sleep(0.06)
+    write(w / "qdbuild.toml", '[instances."bad:templated"]\nn = 5\nx = { dtype = "f32", ndim = 1 }\n')
+    rc, doc, out, err = build_json(qd, w, "src")
+    check("config edit: the template instance is rebuilt",
+          rc == 0 and doc and not doc["noop"] and doc["tasks"]["compiled"] == 1, doc)
+
+
+def usage(qd, tmp):
+    w = tmp / "usage"
+    write(w / "src" / "k.py", SAXPY)
+    rc, out, err = run(qd, "build", cwd=w)
+    check("no PATH: exit 2", rc == 2, f"exit {rc}")
+    rc, out, err = run(qd, "build", "src", "--target", "cuda:sm_90", cwd=w)
+    check("cuda target: exit 2", rc == 2, f"exit {rc}")
+    check("cuda target: message",
+          err == "qdbuild: error: target 'cuda:sm_90' is not supported yet\n", err)
+    rc, out, err = run(qd, "build", "src", "-d", "nonsense", cwd=w)
+    check("unknown -d: exit 2", rc == 2, f"exit {rc}")
+    rc, out, err = run(qd, "build", "--help", cwd=w)
+    check("--help: exit 0", rc == 0 and "--store" in out, f"exit {rc}")
+    rc, out, err = run(qd, "build", "missing_dir", "--store", "st", cwd=w)
+    check("missing path: exit 1", rc == 1, f"exit {rc}")
+    check("missing path: message", "qdbuild: error: cannot access 'missing_dir'" in err, err)
+    # QDBUILD_STORE is the default store.
+    env = dict(os.environ, QDBUILD_STORE=str(w / "envstore"))
+    rc, out, err = run(qd, "build", "src", cwd=w, env=env)
+    check("QDBUILD_STORE: used", rc == 0 and (w / "envstore" / "index.qdi").exists(),
+          f"exit {rc} {out} {err}")
+    rc, out, err = run(qd, "build", "src", "--store", "st", "-d", "stats", cwd=w)
+    check("-d stats: metrics printed", rc == 0 and "compile" in out and "analyze" in out, out)
+    rc, out, err = run(qd, "build", "src", "--store", "st2", "--dump-ir", cwd=w)
+    check("--dump-ir: exits 0 and prints", rc == 0 and len(out.splitlines()) > 3, out + err)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--qdbuild", default=str(qdtest.DEFAULT_QDBUILD))
+    a = ap.parse_args()
+    qd = qdtest.require_qdbuild(Path(a.qdbuild).resolve())
+    tmp = Path(tempfile.mkdtemp(prefix="qd-build-"))
+    try:
+        incremental(qd, tmp)
+        failures_and_warnings(qd, tmp)
+        usage(qd, tmp)
+    finally:
+        if not failures:
+            shutil.rmtree(tmp, ignore_errors=True)
+    for f in failures:
+        print("FAIL " + f)
+    print(f"build: {'all passed' if not failures else f'{len(failures)} failures (files in {tmp})'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
