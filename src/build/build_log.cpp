@@ -262,6 +262,33 @@ void BuildLog::parse(std::string_view text) {
   }
 }
 
+std::optional<InputsRecord> BuildLog::scan_inputs(std::string_view text,
+                                                  const std::string& config) {
+  size_t eol = text.find('\n');
+  if (eol == std::string_view::npos || text.substr(0, eol) != k_log_version_line) {
+    return std::nullopt;
+  }
+  const std::string prefix = "inputs\t" + config + "\t";
+  std::string_view last;
+  for (size_t at = eol + 1; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) {
+      break;  // a torn last line
+    }
+    std::string_view line = text.substr(at, end - at);
+    if (line.starts_with(prefix)) {
+      last = line;
+    }
+    at = end + 1;
+  }
+  std::vector<std::string> fields;
+  InputsRecord r;
+  if (last.empty() || !split_fields(last, fields) || !parse_inputs(fields, r)) {
+    return std::nullopt;
+  }
+  return r;
+}
+
 void BuildLog::load(const std::string& path) {
   std::string text;
   std::string error;

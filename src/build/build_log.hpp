@@ -33,6 +33,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -103,6 +104,9 @@ public:
   void load(const std::string& path);
   // Parses log text (for tests and load()).
   void parse(std::string_view text);
+  // Only the last inputs record for `config` in log text, without parsing anything else (the
+  // no-op check reads just this).
+  static std::optional<InputsRecord> scan_inputs(std::string_view text, const std::string& config);
 
   const InstanceRecord* find(const std::string& kernel_id, const std::string& instance,
                              const std::string& target) const;

@@ -158,3 +158,20 @@ TEST_CASE("BuildLog: needs_compaction") {
               BuildLog::format(instance("m:k", "k")));
   CHECK_FALSE(small.needs_compaction(5));
 }
+
+TEST_CASE("BuildLog::scan_inputs: the last inputs record of a config, nothing else parsed") {
+  std::string text = "# qdbuild log v1\n" + BuildLog::format(instance("m:k", "k")) +
+                     BuildLog::format(inputs("cfg")) + BuildLog::format(inputs("other"));
+  InputsRecord newer = inputs("cfg");
+  newer.index_size = 1;
+  text += BuildLog::format(newer);
+  std::optional<InputsRecord> r = BuildLog::scan_inputs(text, "cfg");
+  REQUIRE(r);
+  CHECK(*r == newer);
+  CHECK_FALSE(BuildLog::scan_inputs(text, "missing"));
+  CHECK_FALSE(BuildLog::scan_inputs("# qdbuild log v0\n" + BuildLog::format(newer), "cfg"));
+  // A damaged last record for the config is not replaced by an older one: not a no-op.
+  CHECK_FALSE(BuildLog::scan_inputs(text + "inputs\tcfg\tbroken\n", "cfg"));
+  // A torn last line is ignored.
+  CHECK(BuildLog::scan_inputs(text + "inputs\tcfg\t12", "cfg"));
+}

@@ -21,6 +21,7 @@
 #include "store/build_stats.hpp"
 #include "store/local_store.hpp"
 #include "store/task_cache.hpp"
+#include "support/file_io.hpp"
 #include "support/thread_pool.hpp"
 
 namespace qd::build {
@@ -80,9 +81,8 @@ private:
 
 // What decides the generated and compiled code besides the kernel key: qdbuild itself (its
 // binary, so a rebuilt compiler re-lowers), the toolchain and the CPU target.
-std::string compiler_identity() {
-  std::string id =
-      std::string(sema::k_tool_version) + "\n" + backend::toolchain_id(backend::CpuTarget{}) + "\n";
+std::string compiler_identity(const std::string& toolchain) {
+  std::string id = std::string(sema::k_tool_version) + "\n" + toolchain + "\n";
   int64_t size = 0;
   int64_t mtime = 0;
   if (stat_file("/proc/self/exe", size, mtime)) {
@@ -157,7 +157,7 @@ public:
   BuildResult run();
 
 private:
-  bool try_noop();
+  bool try_noop(const std::string& log_text);
   void classify_diagnostics();
   void plan();
   void generate();
@@ -180,6 +180,7 @@ private:
   Clock::time_point m_start = Clock::now();
   std::mutex m_status_mutex;
 
+  std::string m_toolchain;  // backend::toolchain_id of the target
   std::string m_compiler;
   std::string m_config;
   BuildLog m_log;
@@ -204,10 +205,10 @@ private:
   double m_compile_ms = 0;
 };
 
-bool Builder::try_noop() {
+bool Builder::try_noop(const std::string& log_text) {
   Timer t(m_metrics, "no-op check");
-  const InputsRecord* logged = m_log.find_inputs(m_config);
-  if (logged == nullptr) {
+  std::optional<InputsRecord> logged = BuildLog::scan_inputs(log_text, m_config);
+  if (!logged) {
     if (m_o.explain) {
       m_status.info("qdbuild explain: no earlier build of these paths in the log");
     }
@@ -577,33 +578,49 @@ void Builder::link_modules() {
       }
     }
     add(*m_abi_object);
-    std::vector<std::string> objects;
-    bool missing = false;
-    for (const store::ObjectId& id : ids) {
-      std::optional<std::string> bytes = object_bytes(id);
-      if (!bytes) {
-        missing = true;
-        break;
-      }
-      objects.push_back(std::move(*bytes));
-    }
     const std::string& path = m_a->program->modules[module].path;
     std::optional<store::ObjectId> so;
     std::vector<std::string> errors;
-    if (missing) {
-      errors.push_back("a task object of module '" + path + "' cannot be read from the store");
+    // A link is cached like a task: the same objects in the same order give the same module.
+    std::string link_input = "qd-link-1\n" + m_toolchain + "\n";
+    for (const store::ObjectId& id : ids) {
+      link_input += id.hex() + "\n";
+    }
+    std::string link_key = sema::sha256_hex(link_input);
+    if (std::optional<store::TaskRecord> hit = m_cache->lookup(link_key)) {
+      so = hit->object;
     } else {
-      backend::LinkedModule linked = backend::link_cpu_module(objects);
-      if (!linked.ok) {
-        errors.push_back("internal error, please report: module '" + path + "' does not link:");
-        for (const backend::Diagnostic& d : linked.diagnostics) {
-          errors.push_back("  " + backend::format_diagnostic(d));
+      std::vector<std::string> objects;
+      bool missing = false;
+      for (const store::ObjectId& id : ids) {
+        std::optional<std::string> bytes = object_bytes(id);
+        if (!bytes) {
+          missing = true;
+          break;
         }
-      } else if (store::Result<store::ObjectId> id = m_store->put(linked.so_bytes); !id) {
-        errors.push_back("cannot store module '" + path + "': " + id.error());
+        objects.push_back(std::move(*bytes));
+      }
+      auto t0 = Clock::now();
+      if (missing) {
+        errors.push_back("a task object of module '" + path + "' cannot be read from the store");
       } else {
-        so = *id;
-        ++m_r.modules_linked;
+        backend::LinkedModule linked = backend::link_cpu_module(objects);
+        if (!linked.ok) {
+          errors.push_back("internal error, please report: module '" + path + "' does not link:");
+          for (const backend::Diagnostic& d : linked.diagnostics) {
+            errors.push_back("  " + backend::format_diagnostic(d));
+          }
+        } else if (store::Result<store::ObjectId> id = m_store->put(linked.so_bytes); !id) {
+          errors.push_back("cannot store module '" + path + "': " + id.error());
+        } else {
+          so = *id;
+          ++m_r.modules_linked;
+          store::Result<store::Unit> rec =
+              m_cache->insert(link_key, {*id, static_cast<uint64_t>(ms_since(t0))});
+          if (!rec) {
+            m_status.warning(rec.error());
+          }
+        }
       }
     }
     if (!so) {
@@ -764,18 +781,31 @@ void Builder::publish_and_log() {
 BuildResult Builder::run() {
   m_log_path = m_o.store_dir + "/build.log";
   {
-    Timer t(m_metrics, "load log");
-    m_compiler = compiler_identity();
+    Timer t(m_metrics, "compiler identity");
+    m_toolchain = backend::toolchain_id(backend::CpuTarget{});
+    m_compiler = compiler_identity(m_toolchain);
     m_config = config_key(m_o, m_compiler);
-    m_log.load(m_log_path);
   }
-  if (try_noop()) {
+  std::string log_text;
+  bool have_log = false;
+  {
+    Timer t(m_metrics, "read log");
+    std::string error;
+    have_log = support::read_file(m_log_path, log_text, error);
+  }
+  if (try_noop(log_text)) {
     m_r.noop = true;
     m_r.time_s = ms_since(m_start) / 1000;
     if (m_o.stats) {
       m_metrics.report(m_status);
     }
     return m_r;
+  }
+  {
+    Timer t(m_metrics, "parse log");
+    if (have_log) {
+      m_log.parse(log_text);
+    }
   }
   {
     Timer t(m_metrics, "stamp inputs");
