@@ -91,19 +91,19 @@ KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t
     ArgumentInfo a;
     a.name = p.name;
     switch (p.kind) {
-    case ir::Param::Kind::scalar:
-      a.kind = QDRT_ARG_SCALAR;
-      a.dtype = ir::qdrt_dtype(p.dtype);
-      break;
-    case ir::Param::Kind::ndarray:
-      a.kind = QDRT_ARG_NDARRAY;
-      a.dtype = ir::qdrt_dtype(p.dtype);
-      a.ndim = static_cast<uint32_t>(p.ndim);
-      for (int32_t d : p.element_shape) {
-        a.element_shape.push_back(static_cast<uint32_t>(d));
-      }
-      break;
-    case ir::Param::Kind::template_: a.kind = QDRT_ARG_TEMPLATE; break;
+      case ir::Param::Kind::scalar:
+        a.kind = QDRT_ARG_SCALAR;
+        a.dtype = ir::qdrt_dtype(p.dtype);
+        break;
+      case ir::Param::Kind::ndarray:
+        a.kind = QDRT_ARG_NDARRAY;
+        a.dtype = ir::qdrt_dtype(p.dtype);
+        a.ndim = static_cast<uint32_t>(p.ndim);
+        for (int32_t d : p.element_shape) {
+          a.element_shape.push_back(static_cast<uint32_t>(d));
+        }
+        break;
+      case ir::Param::Kind::template_: a.kind = QDRT_ARG_TEMPLATE; break;
     }
     out.arguments.push_back(std::move(a));
   }

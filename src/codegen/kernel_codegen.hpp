@@ -46,17 +46,17 @@ struct TaskCode {
 
 struct KernelCode {
   bool ok = false;
-  std::vector<Unit> units;                // per task (split), or one (whole-kernel)
-  std::vector<TaskCode> tasks;            // launch order
-  std::vector<ArgumentInfo> arguments;    // parameter order, template parameters included
-  std::string whole_reason;               // non-empty: compiled whole-kernel (one unit), why
+  std::vector<Unit> units;              // per task (split), or one (whole-kernel)
+  std::vector<TaskCode> tasks;          // launch order
+  std::vector<ArgumentInfo> arguments;  // parameter order, template parameters included
+  std::string whole_reason;             // non-empty: compiled whole-kernel (one unit), why
   std::vector<sema::SemaDiagnostic> diagnostics;  // any error makes ok false
-  std::string ir_dump;                    // Options::dump_ir: the IR after each pass
+  std::string ir_dump;                            // Options::dump_ir: the IR after each pass
 };
 
 struct Options {
-  bool dump_ir = false;    // fill KernelCode::ir_dump
-  bool verify_ir = true;   // run the IR verifier after every pass
+  bool dump_ir = false;   // fill KernelCode::ir_dump
+  bool verify_ir = true;  // run the IR verifier after every pass
 };
 
 // Lowers and generates one instance: `analysis.kernels[kernel].instances[instance]` (the

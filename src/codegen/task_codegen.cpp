@@ -75,63 +75,63 @@ std::string int_literal(int64_t v, DType t) {
 
 const char* unary_fn(UnOp op) {
   switch (op) {
-  case UnOp::abs: return "qd::abs";
-  case UnOp::sqrt: return "qd::sqrt";
-  case UnOp::rsqrt: return "qd::rsqrt";
-  case UnOp::sin: return "qd::sin";
-  case UnOp::cos: return "qd::cos";
-  case UnOp::tan: return "qd::tan";
-  case UnOp::asin: return "qd::asin";
-  case UnOp::acos: return "qd::acos";
-  case UnOp::atan: return "qd::atan";
-  case UnOp::tanh: return "qd::tanh";
-  case UnOp::exp: return "qd::exp";
-  case UnOp::log: return "qd::log";
-  case UnOp::floor: return "qd::floor";
-  case UnOp::ceil: return "qd::ceil";
-  case UnOp::round: return "qd::round";
-  case UnOp::popcnt: return "qd::popcnt";
-  case UnOp::clz: return "qd::clz";
-  case UnOp::isnan: return "qd::isnan";
-  case UnOp::isinf: return "qd::isinf";
-  default: return nullptr;
+    case UnOp::abs: return "qd::abs";
+    case UnOp::sqrt: return "qd::sqrt";
+    case UnOp::rsqrt: return "qd::rsqrt";
+    case UnOp::sin: return "qd::sin";
+    case UnOp::cos: return "qd::cos";
+    case UnOp::tan: return "qd::tan";
+    case UnOp::asin: return "qd::asin";
+    case UnOp::acos: return "qd::acos";
+    case UnOp::atan: return "qd::atan";
+    case UnOp::tanh: return "qd::tanh";
+    case UnOp::exp: return "qd::exp";
+    case UnOp::log: return "qd::log";
+    case UnOp::floor: return "qd::floor";
+    case UnOp::ceil: return "qd::ceil";
+    case UnOp::round: return "qd::round";
+    case UnOp::popcnt: return "qd::popcnt";
+    case UnOp::clz: return "qd::clz";
+    case UnOp::isnan: return "qd::isnan";
+    case UnOp::isinf: return "qd::isinf";
+    default: return nullptr;
   }
 }
 
 const char* binary_fn(BinOp op) {
   switch (op) {
-  case BinOp::raw_div: return "qd::raw_div";
-  case BinOp::floordiv: return "qd::floordiv";
-  case BinOp::mod: return "qd::mod";
-  case BinOp::raw_mod: return "qd::raw_mod";
-  case BinOp::pow: return "qd::pow";
-  case BinOp::ipow: return "qd::ipow";
-  case BinOp::shl: return "qd::shl";
-  case BinOp::shr: return "qd::shr";
-  case BinOp::bit_shr: return "qd::bit_shr";
-  case BinOp::min: return "qd::min";
-  case BinOp::max: return "qd::max";
-  case BinOp::atan2: return "qd::atan2";
-  default: return nullptr;
+    case BinOp::raw_div: return "qd::raw_div";
+    case BinOp::floordiv: return "qd::floordiv";
+    case BinOp::mod: return "qd::mod";
+    case BinOp::raw_mod: return "qd::raw_mod";
+    case BinOp::pow: return "qd::pow";
+    case BinOp::ipow: return "qd::ipow";
+    case BinOp::shl: return "qd::shl";
+    case BinOp::shr: return "qd::shr";
+    case BinOp::bit_shr: return "qd::bit_shr";
+    case BinOp::min: return "qd::min";
+    case BinOp::max: return "qd::max";
+    case BinOp::atan2: return "qd::atan2";
+    default: return nullptr;
   }
 }
 
 const char* binary_op(BinOp op) {
   switch (op) {
-  case BinOp::add: return "+";
-  case BinOp::sub: return "-";
-  case BinOp::mul: return "*";
-  case BinOp::div: return "/";
-  case BinOp::bit_and: return "&";
-  case BinOp::bit_or: return "|";
-  case BinOp::bit_xor: return "^";
-  case BinOp::lt: return "<";
-  case BinOp::le: return "<=";
-  case BinOp::gt: return ">";
-  case BinOp::ge: return ">=";
-  case BinOp::eq: return "==";
-  case BinOp::ne: return "!=";
-  default: return nullptr;
+    case BinOp::add: return "+";
+    case BinOp::sub: return "-";
+    case BinOp::mul: return "*";
+    case BinOp::div: return "/";
+    case BinOp::bit_and: return "&";
+    case BinOp::bit_or: return "|";
+    case BinOp::bit_xor: return "^";
+    case BinOp::lt: return "<";
+    case BinOp::le: return "<=";
+    case BinOp::gt: return ">";
+    case BinOp::ge: return ">=";
+    case BinOp::eq: return "==";
+    case BinOp::ne: return "!=";
+    default: return nullptr;
   }
 }
 
@@ -145,11 +145,11 @@ struct Uses {
   void expr(const Expr* e) {
     walk_expr(e, [&](const Expr& x) {
       switch (x.kind) {
-      case ExprKind::var: vars.insert(x.index); break;
-      case ExprKind::arg:
-      case ExprKind::load: params.insert(x.index); break;
-      case ExprKind::shape: shapes.emplace(x.index, x.axis); break;
-      default: break;
+        case ExprKind::var: vars.insert(x.index); break;
+        case ExprKind::arg:
+        case ExprKind::load: params.insert(x.index); break;
+        case ExprKind::shape: shapes.emplace(x.index, x.axis); break;
+        default: break;
       }
     });
   }
@@ -289,113 +289,115 @@ private:
   void stmt(const Stmt& s) {
     comment(s);
     switch (s.kind) {
-    case StmtKind::assign: {
-      std::string ct = c_type_of(m_k.vars[s.var].type);
-      bool decl = s.decl && !is_temp(s.var);
-      m_out.line((decl ? ct + " " : "") + name(s.var) + " = " + ex(s.value) + ";");
-      return;
-    }
-    case StmtKind::store: m_out.line(element(s.array, s.index) + " = " + ex(s.value) + ";"); return;
-    case StmtKind::atomic: {
-      DType t = s.target_var >= 0 ? m_k.vars[s.target_var].type : m_k.params[s.array].dtype;
-      std::string ct = c_type_of(t);
-      std::string target = s.target_var >= 0 ? name(s.target_var) : element(s.array, s.index);
-      bool real = m_range && (s.target_var < 0 || is_temp(s.target_var));
-      std::string result = s.var >= 0 ? ct + " " + name(s.var) + " = " : "";
-      if (real) {
-        m_out.line(result + "qd::atomic_" + name_of(s.op) + "(&" + target + ", " + ex(s.value) + ");");
+      case StmtKind::assign: {
+        std::string ct = c_type_of(m_k.vars[s.var].type);
+        bool decl = s.decl && !is_temp(s.var);
+        m_out.line((decl ? ct + " " : "") + name(s.var) + " = " + ex(s.value) + ";");
         return;
       }
-      // Thread-private or serial: a plain read-modify-write.
-      if (s.var >= 0) {
-        m_out.line(result + target + ";");
+      case StmtKind::store:
+        m_out.line(element(s.array, s.index) + " = " + ex(s.value) + ";");
+        return;
+      case StmtKind::atomic: {
+        DType t = s.target_var >= 0 ? m_k.vars[s.target_var].type : m_k.params[s.array].dtype;
+        std::string ct = c_type_of(t);
+        std::string target = s.target_var >= 0 ? name(s.target_var) : element(s.array, s.index);
+        bool real = m_range && (s.target_var < 0 || is_temp(s.target_var));
+        std::string result = s.var >= 0 ? ct + " " + name(s.var) + " = " : "";
+        if (real) {
+          m_out.line(result + "qd::atomic_" + name_of(s.op) + "(&" + target + ", " + ex(s.value) +
+                     ");");
+          return;
+        }
+        // Thread-private or serial: a plain read-modify-write.
+        if (s.var >= 0) {
+          m_out.line(result + target + ";");
+        }
+        std::string v = ex(s.value);
+        std::string updated;
+        switch (s.op) {
+          case AtomicOp::add: updated = "(" + ct + ")(" + target + " + " + v + ")"; break;
+          case AtomicOp::sub: updated = "(" + ct + ")(" + target + " - " + v + ")"; break;
+          case AtomicOp::mul: updated = "(" + ct + ")(" + target + " * " + v + ")"; break;
+          case AtomicOp::min: updated = "qd::min(" + target + ", " + v + ")"; break;
+          case AtomicOp::max: updated = "qd::max(" + target + ", " + v + ")"; break;
+          case AtomicOp::bit_and: updated = "(" + ct + ")(" + target + " & " + v + ")"; break;
+          case AtomicOp::bit_or: updated = "(" + ct + ")(" + target + " | " + v + ")"; break;
+          case AtomicOp::bit_xor: updated = "(" + ct + ")(" + target + " ^ " + v + ")"; break;
+        }
+        m_out.line(target + " = " + updated + ";");
+        return;
       }
-      std::string v = ex(s.value);
-      std::string updated;
-      switch (s.op) {
-      case AtomicOp::add: updated = "(" + ct + ")(" + target + " + " + v + ")"; break;
-      case AtomicOp::sub: updated = "(" + ct + ")(" + target + " - " + v + ")"; break;
-      case AtomicOp::mul: updated = "(" + ct + ")(" + target + " * " + v + ")"; break;
-      case AtomicOp::min: updated = "qd::min(" + target + ", " + v + ")"; break;
-      case AtomicOp::max: updated = "qd::max(" + target + ", " + v + ")"; break;
-      case AtomicOp::bit_and: updated = "(" + ct + ")(" + target + " & " + v + ")"; break;
-      case AtomicOp::bit_or: updated = "(" + ct + ")(" + target + " | " + v + ")"; break;
-      case AtomicOp::bit_xor: updated = "(" + ct + ")(" + target + " ^ " + v + ")"; break;
+      case StmtKind::if_:
+        m_out.open("if (" + ex(s.cond) + ") {");
+        block(s.then_body);
+        if (!s.else_body.empty()) {
+          m_out.reopen("} else {");
+          block(s.else_body);
+        }
+        m_out.close();
+        return;
+      case StmtKind::while_:
+        m_out.open("while (true) {");
+        block(s.body);
+        m_out.close();
+        return;
+      case StmtKind::range_for: {
+        std::string ct = c_type_of(m_k.vars[s.var].type);
+        std::string end = "end_" + name(s.var);
+        m_out.open("{");
+        m_out.line("const " + ct + " " + end + " = " + ex(s.end) + ";");
+        m_out.open("for (" + ct + " " + name(s.var) + " = " + ex(s.begin) + "; " + name(s.var) +
+                   " < " + end + "; ++" + name(s.var) + ") {");
+        block(s.body);
+        m_out.close();
+        m_out.close();
+        return;
       }
-      m_out.line(target + " = " + updated + ";");
-      return;
-    }
-    case StmtKind::if_:
-      m_out.open("if (" + ex(s.cond) + ") {");
-      block(s.then_body);
-      if (!s.else_body.empty()) {
-        m_out.reopen("} else {");
-        block(s.else_body);
+      case StmtKind::break_: m_out.line("break;"); return;
+      case StmtKind::continue_: m_out.line("continue;"); return;
+      case StmtKind::ret: {
+        std::string ct = c_type_of(s.value->type);
+        m_out.line("*qd::result<" + ct + ">(ctx) = " + ex(s.value) + ";");
+        m_out.line("return;");
+        return;
       }
-      m_out.close();
-      return;
-    case StmtKind::while_:
-      m_out.open("while (true) {");
-      block(s.body);
-      m_out.close();
-      return;
-    case StmtKind::range_for: {
-      std::string ct = c_type_of(m_k.vars[s.var].type);
-      std::string end = "end_" + name(s.var);
-      m_out.open("{");
-      m_out.line("const " + ct + " " + end + " = " + ex(s.end) + ";");
-      m_out.open("for (" + ct + " " + name(s.var) + " = " + ex(s.begin) + "; " + name(s.var) +
-                 " < " + end + "; ++" + name(s.var) + ") {");
-      block(s.body);
-      m_out.close();
-      m_out.close();
-      return;
-    }
-    case StmtKind::break_: m_out.line("break;"); return;
-    case StmtKind::continue_: m_out.line("continue;"); return;
-    case StmtKind::ret: {
-      std::string ct = c_type_of(s.value->type);
-      m_out.line("*qd::result<" + ct + ">(ctx) = " + ex(s.value) + ";");
-      m_out.line("return;");
-      return;
-    }
     }
   }
 
   std::string ex(const Expr* e) {
     std::string ct = c_type_of(e->type);
     switch (e->kind) {
-    case ExprKind::constant:
-      return is_float(e->type) ? float_literal(e->fval, e->type) : int_literal(e->ival, e->type);
-    case ExprKind::var: return name(e->index);
-    case ExprKind::arg: return param_name(e->index);
-    case ExprKind::shape: return param_name(e->index) + "_shape" + std::to_string(e->axis);
-    case ExprKind::load: return element(e->index, e->a);
-    case ExprKind::unary:
-      switch (e->un) {
-      case UnOp::neg: return "(" + ct + ")(-" + ex(e->a) + ")";
-      case UnOp::bit_not: return "(" + ct + ")(~" + ex(e->a) + ")";
-      case UnOp::logical_not: return "(!" + ex(e->a) + ")";
-      default: return std::string(unary_fn(e->un)) + "(" + ex(e->a) + ")";
+      case ExprKind::constant:
+        return is_float(e->type) ? float_literal(e->fval, e->type) : int_literal(e->ival, e->type);
+      case ExprKind::var: return name(e->index);
+      case ExprKind::arg: return param_name(e->index);
+      case ExprKind::shape: return param_name(e->index) + "_shape" + std::to_string(e->axis);
+      case ExprKind::load: return element(e->index, e->a);
+      case ExprKind::unary:
+        switch (e->un) {
+          case UnOp::neg: return "(" + ct + ")(-" + ex(e->a) + ")";
+          case UnOp::bit_not: return "(" + ct + ")(~" + ex(e->a) + ")";
+          case UnOp::logical_not: return "(!" + ex(e->a) + ")";
+          default: return std::string(unary_fn(e->un)) + "(" + ex(e->a) + ")";
+        }
+      case ExprKind::binary: {
+        if (const char* fn = binary_fn(e->bin)) {
+          return std::string(fn) + "(" + ex(e->a) + ", " + ex(e->b) + ")";
+        }
+        std::string s = ex(e->a) + " " + binary_op(e->bin) + " " + ex(e->b);
+        if (e->type == DType::u1 && !is_comparison(e->bin)) {
+          return "(bool)((" + s + ") & 1)";  // u1 arithmetic wraps modulo 2, as in Quadrants
+        }
+        if (is_comparison(e->bin) || e->type == DType::i32 || e->type == DType::i64 ||
+            e->type == DType::u32 || e->type == DType::u64 || is_float(e->type)) {
+          return "(" + s + ")";
+        }
+        return "(" + ct + ")(" + s + ")";  // narrow types: C++ promotes to int
       }
-    case ExprKind::binary: {
-      if (const char* fn = binary_fn(e->bin)) {
-        return std::string(fn) + "(" + ex(e->a) + ", " + ex(e->b) + ")";
-      }
-      std::string s = ex(e->a) + " " + binary_op(e->bin) + " " + ex(e->b);
-      if (e->type == DType::u1 && !is_comparison(e->bin)) {
-        return "(bool)((" + s + ") & 1)";  // u1 arithmetic wraps modulo 2, as in Quadrants
-      }
-      if (is_comparison(e->bin) || e->type == DType::i32 || e->type == DType::i64 ||
-          e->type == DType::u32 || e->type == DType::u64 || is_float(e->type)) {
-        return "(" + s + ")";
-      }
-      return "(" + ct + ")(" + s + ")";  // narrow types: C++ promotes to int
-    }
-    case ExprKind::cast: return "(" + ct + ")" + ex(e->a);
-    case ExprKind::bit_cast: return "__builtin_bit_cast(" + ct + ", " + ex(e->a) + ")";
-    case ExprKind::select:
-      return "(" + ex(e->a) + " ? " + ex(e->b) + " : " + ex(e->c) + ")";
+      case ExprKind::cast: return "(" + ct + ")" + ex(e->a);
+      case ExprKind::bit_cast: return "__builtin_bit_cast(" + ct + ", " + ex(e->a) + ")";
+      case ExprKind::select: return "(" + ex(e->a) + " ? " + ex(e->b) + " : " + ex(e->c) + ")";
     }
     return "0";
   }

@@ -28,7 +28,6 @@ std::string location(const sema::Program& p, sema::DefId d) {
   return p.module_of(d).path + ":" + std::to_string(p.defs[d].line);
 }
 
-
 // The offload split of one instance (lowering and codegen; no compile): tasks with their keys.
 struct SplitInfo {
   bool lowered = false;
@@ -170,8 +169,9 @@ std::string to_text(const sema::Analysis& a, const sema::KernelReport& k) {
     if (split.lowered && split.code.ok) {
       out += "split      " + std::to_string(split.code.tasks.size()) + " task" +
              (split.code.tasks.size() == 1 ? "" : "s") +
-             (split.code.whole_reason.empty() ? ", one unit each (an edit to one construct recompiles one task)"
-                                              : ", whole-kernel: " + split.code.whole_reason) +
+             (split.code.whole_reason.empty()
+                  ? ", one unit each (an edit to one construct recompiles one task)"
+                  : ", whole-kernel: " + split.code.whole_reason) +
              "\n";
       for (size_t t = 0; t < split.code.tasks.size(); ++t) {
         const codegen::TaskCode& tc = split.code.tasks[t];

@@ -12,17 +12,17 @@ bool is_signed(DType t) {
 
 int bits(DType t) {
   switch (t) {
-  case DType::u1: return 1;
-  case DType::i8:
-  case DType::u8: return 8;
-  case DType::i16:
-  case DType::u16: return 16;
-  case DType::i32:
-  case DType::u32:
-  case DType::f32: return 32;
-  case DType::i64:
-  case DType::u64:
-  case DType::f64: return 64;
+    case DType::u1: return 1;
+    case DType::i8:
+    case DType::u8: return 8;
+    case DType::i16:
+    case DType::u16: return 16;
+    case DType::i32:
+    case DType::u32:
+    case DType::f32: return 32;
+    case DType::i64:
+    case DType::u64:
+    case DType::f64: return 64;
   }
   return 0;
 }
@@ -31,17 +31,17 @@ int byte_size(DType t) { return t == DType::u1 ? 1 : bits(t) / 8; }
 
 const char* name_of(DType t) {
   switch (t) {
-  case DType::u1: return "u1";
-  case DType::i8: return "i8";
-  case DType::i16: return "i16";
-  case DType::i32: return "i32";
-  case DType::i64: return "i64";
-  case DType::u8: return "u8";
-  case DType::u16: return "u16";
-  case DType::u32: return "u32";
-  case DType::u64: return "u64";
-  case DType::f32: return "f32";
-  case DType::f64: return "f64";
+    case DType::u1: return "u1";
+    case DType::i8: return "i8";
+    case DType::i16: return "i16";
+    case DType::i32: return "i32";
+    case DType::i64: return "i64";
+    case DType::u8: return "u8";
+    case DType::u16: return "u16";
+    case DType::u32: return "u32";
+    case DType::u64: return "u64";
+    case DType::f32: return "f32";
+    case DType::f64: return "f64";
   }
   return "?";
 }
@@ -50,17 +50,17 @@ const char* c_type_of(DType t) { return t == DType::u1 ? "bool" : name_of(t); }
 
 uint32_t qdrt_dtype(DType t) {
   switch (t) {
-  case DType::u1: return QDRT_DTYPE_U1;
-  case DType::i8: return QDRT_DTYPE_I8;
-  case DType::i16: return QDRT_DTYPE_I16;
-  case DType::i32: return QDRT_DTYPE_I32;
-  case DType::i64: return QDRT_DTYPE_I64;
-  case DType::u8: return QDRT_DTYPE_U8;
-  case DType::u16: return QDRT_DTYPE_U16;
-  case DType::u32: return QDRT_DTYPE_U32;
-  case DType::u64: return QDRT_DTYPE_U64;
-  case DType::f32: return QDRT_DTYPE_F32;
-  case DType::f64: return QDRT_DTYPE_F64;
+    case DType::u1: return QDRT_DTYPE_U1;
+    case DType::i8: return QDRT_DTYPE_I8;
+    case DType::i16: return QDRT_DTYPE_I16;
+    case DType::i32: return QDRT_DTYPE_I32;
+    case DType::i64: return QDRT_DTYPE_I64;
+    case DType::u8: return QDRT_DTYPE_U8;
+    case DType::u16: return QDRT_DTYPE_U16;
+    case DType::u32: return QDRT_DTYPE_U32;
+    case DType::u64: return QDRT_DTYPE_U64;
+    case DType::f32: return QDRT_DTYPE_F32;
+    case DType::f64: return QDRT_DTYPE_F64;
   }
   return QDRT_DTYPE_NONE;
 }
@@ -71,9 +71,9 @@ std::optional<DType> dtype_from_name(std::string_view n) {
     DType t;
   };
   static constexpr Name k_names[] = {
-      {"u1", "bool", DType::u1},     {"i8", "int8", DType::i8},       {"i16", "int16", DType::i16},
-      {"i32", "int32", DType::i32},  {"i64", "int64", DType::i64},    {"u8", "uint8", DType::u8},
-      {"u16", "uint16", DType::u16}, {"u32", "uint32", DType::u32},   {"u64", "uint64", DType::u64},
+      {"u1", "bool", DType::u1},      {"i8", "int8", DType::i8},      {"i16", "int16", DType::i16},
+      {"i32", "int32", DType::i32},   {"i64", "int64", DType::i64},   {"u8", "uint8", DType::u8},
+      {"u16", "uint16", DType::u16},  {"u32", "uint32", DType::u32},  {"u64", "uint64", DType::u64},
       {"f32", "float32", DType::f32}, {"f64", "float64", DType::f64},
   };
   for (const Name& x : k_names) {

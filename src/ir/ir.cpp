@@ -3,17 +3,18 @@
 namespace qd::ir {
 
 const char* name_of(UnOp op) {
-  static constexpr const char* k_names[] = {
-      "neg",  "bit_not", "not", "abs", "sqrt",  "rsqrt", "sin",   "cos",    "tan",   "asin", "acos",
-      "atan", "tanh",    "exp", "log", "floor", "ceil",  "round", "popcnt", "clz",   "isnan", "isinf"};
+  static constexpr const char* k_names[] = {"neg",    "bit_not", "not",   "abs",   "sqrt", "rsqrt",
+                                            "sin",    "cos",     "tan",   "asin",  "acos", "atan",
+                                            "tanh",   "exp",     "log",   "floor", "ceil", "round",
+                                            "popcnt", "clz",     "isnan", "isinf"};
   return k_names[static_cast<int>(op)];
 }
 
 const char* name_of(BinOp op) {
   static constexpr const char* k_names[] = {
-      "add",     "sub",    "mul",    "div", "raw_div", "floordiv", "mod", "raw_mod", "pow",
-      "ipow",    "shl",    "shr",    "bit_shr", "and", "or",       "xor", "lt",      "le",
-      "gt",      "ge",     "eq",     "ne",  "min",     "max",      "atan2"};
+      "add",  "sub", "mul", "div",     "raw_div", "floordiv", "mod",  "raw_mod", "pow",
+      "ipow", "shl", "shr", "bit_shr", "and",     "or",       "xor",  "lt",      "le",
+      "gt",   "ge",  "eq",  "ne",      "min",     "max",      "atan2"};
   return k_names[static_cast<int>(op)];
 }
 

@@ -21,7 +21,18 @@
 
 namespace qd::ir {
 
-enum class ExprKind : uint8_t { constant, var, arg, shape, load, unary, binary, cast, bit_cast, select };
+enum class ExprKind : uint8_t {
+  constant,
+  var,
+  arg,
+  shape,
+  load,
+  unary,
+  binary,
+  cast,
+  bit_cast,
+  select
+};
 
 enum class UnOp : uint8_t {
   neg,
@@ -60,8 +71,8 @@ enum class BinOp : uint8_t {
   pow,       // floats: pow()
   ipow,      // integer exponent, repeated squaring (result: base type)
   shl,
-  shr,       // arithmetic for signed, logical for unsigned left operands
-  bit_shr,   // always logical
+  shr,      // arithmetic for signed, logical for unsigned left operands
+  bit_shr,  // always logical
   bit_and,
   bit_or,
   bit_xor,
@@ -83,10 +94,10 @@ bool is_comparison(BinOp op);
 struct Expr {
   ExprKind kind = ExprKind::constant;
   DType type = DType::i32;
-  int64_t ival = 0;   // constant (integers, u1; unsigned values as their bit pattern)
-  double fval = 0.0;  // constant (floats)
-  int32_t index = -1; // var id; arg: parameter index; shape/load: the array parameter
-  int32_t axis = 0;   // shape: the axis
+  int64_t ival = 0;    // constant (integers, u1; unsigned values as their bit pattern)
+  double fval = 0.0;   // constant (floats)
+  int32_t index = -1;  // var id; arg: parameter index; shape/load: the array parameter
+  int32_t axis = 0;    // shape: the axis
   UnOp un = UnOp::neg;
   BinOp bin = BinOp::add;
   const Expr* a = nullptr;  // operand / load: the flat element index (i64) / select: condition
@@ -103,7 +114,7 @@ enum class StmtKind : uint8_t {
   range_for,  // for var in [begin, end): body; parallel at the kernel root
   break_,
   continue_,
-  ret,        // the kernel's return value = value
+  ret,  // the kernel's return value = value
 };
 
 enum class AtomicOp : uint8_t { add, sub, mul, min, max, bit_and, bit_or, bit_xor };

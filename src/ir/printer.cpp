@@ -36,50 +36,51 @@ void line(std::string& out, int indent, const std::string& text, const Stmt* s) 
 
 void print_stmt(const Kernel& k, const Stmt* s, int indent, std::string& out) {
   switch (s->kind) {
-  case StmtKind::assign:
-    line(out, indent,
-         std::string(s->decl ? "let " : "") + var_name(k, s->var) + ": " +
-             name_of(k.vars[s->var].type) + " = " + print_expr(k, s->value),
-         s);
-    return;
-  case StmtKind::store:
-    line(out, indent,
-         "store " + k.params[s->array].name + "[" + print_expr(k, s->index) +
-             "] = " + print_expr(k, s->value),
-         s);
-    return;
-  case StmtKind::atomic: {
-    std::string target = s->target_var >= 0
-                             ? var_name(k, s->target_var)
-                             : k.params[s->array].name + "[" + print_expr(k, s->index) + "]";
-    std::string lhs = s->var >= 0 ? "let " + var_name(k, s->var) + " = " : "";
-    line(out, indent,
-         lhs + "atomic_" + name_of(s->op) + "(" + target + ", " + print_expr(k, s->value) + ")", s);
-    return;
-  }
-  case StmtKind::if_:
-    line(out, indent, "if " + print_expr(k, s->cond) + ":", s);
-    print_block(k, s->then_body, indent + 1, out);
-    if (!s->else_body.empty()) {
-      line(out, indent, "else:", nullptr);
-      print_block(k, s->else_body, indent + 1, out);
+    case StmtKind::assign:
+      line(out, indent,
+           std::string(s->decl ? "let " : "") + var_name(k, s->var) + ": " +
+               name_of(k.vars[s->var].type) + " = " + print_expr(k, s->value),
+           s);
+      return;
+    case StmtKind::store:
+      line(out, indent,
+           "store " + k.params[s->array].name + "[" + print_expr(k, s->index) +
+               "] = " + print_expr(k, s->value),
+           s);
+      return;
+    case StmtKind::atomic: {
+      std::string target = s->target_var >= 0
+                               ? var_name(k, s->target_var)
+                               : k.params[s->array].name + "[" + print_expr(k, s->index) + "]";
+      std::string lhs = s->var >= 0 ? "let " + var_name(k, s->var) + " = " : "";
+      line(out, indent,
+           lhs + "atomic_" + name_of(s->op) + "(" + target + ", " + print_expr(k, s->value) + ")",
+           s);
+      return;
     }
-    return;
-  case StmtKind::while_:
-    line(out, indent, "while true:", s);
-    print_block(k, s->body, indent + 1, out);
-    return;
-  case StmtKind::range_for:
-    line(out, indent,
-         std::string(s->parallel ? "parallel for " : "for ") + var_name(k, s->var) + ": " +
-             name_of(k.vars[s->var].type) + " in [" + print_expr(k, s->begin) + ", " +
-             print_expr(k, s->end) + "):",
-         s);
-    print_block(k, s->body, indent + 1, out);
-    return;
-  case StmtKind::break_: line(out, indent, "break", s); return;
-  case StmtKind::continue_: line(out, indent, "continue", s); return;
-  case StmtKind::ret: line(out, indent, "return " + print_expr(k, s->value), s); return;
+    case StmtKind::if_:
+      line(out, indent, "if " + print_expr(k, s->cond) + ":", s);
+      print_block(k, s->then_body, indent + 1, out);
+      if (!s->else_body.empty()) {
+        line(out, indent, "else:", nullptr);
+        print_block(k, s->else_body, indent + 1, out);
+      }
+      return;
+    case StmtKind::while_:
+      line(out, indent, "while true:", s);
+      print_block(k, s->body, indent + 1, out);
+      return;
+    case StmtKind::range_for:
+      line(out, indent,
+           std::string(s->parallel ? "parallel for " : "for ") + var_name(k, s->var) + ": " +
+               name_of(k.vars[s->var].type) + " in [" + print_expr(k, s->begin) + ", " +
+               print_expr(k, s->end) + "):",
+           s);
+      print_block(k, s->body, indent + 1, out);
+      return;
+    case StmtKind::break_: line(out, indent, "break", s); return;
+    case StmtKind::continue_: line(out, indent, "continue", s); return;
+    case StmtKind::ret: line(out, indent, "return " + print_expr(k, s->value), s); return;
   }
 }
 
@@ -96,24 +97,24 @@ void print_block(const Kernel& k, const Block& b, int indent, std::string& out) 
 
 std::string print_expr(const Kernel& k, const Expr* e) {
   switch (e->kind) {
-  case ExprKind::constant: return constant_text(e) + ":" + name_of(e->type);
-  case ExprKind::var: return var_name(k, e->index);
-  case ExprKind::arg: return "arg " + k.params[e->index].name;
-  case ExprKind::shape:
-    return "shape(" + k.params[e->index].name + ", " + std::to_string(e->axis) + ")";
-  case ExprKind::load: return "load " + k.params[e->index].name + "[" + print_expr(k, e->a) + "]";
-  case ExprKind::unary:
-    return std::string(name_of(e->un)) + "." + name_of(e->type) + "(" + print_expr(k, e->a) + ")";
-  case ExprKind::binary:
-    return std::string(name_of(e->bin)) + "." + name_of(e->type) + "(" + print_expr(k, e->a) +
-           ", " + print_expr(k, e->b) + ")";
-  case ExprKind::cast:
-    return std::string("cast<") + name_of(e->type) + ">(" + print_expr(k, e->a) + ")";
-  case ExprKind::bit_cast:
-    return std::string("bit_cast<") + name_of(e->type) + ">(" + print_expr(k, e->a) + ")";
-  case ExprKind::select:
-    return "select(" + print_expr(k, e->a) + ", " + print_expr(k, e->b) + ", " +
-           print_expr(k, e->c) + ")";
+    case ExprKind::constant: return constant_text(e) + ":" + name_of(e->type);
+    case ExprKind::var: return var_name(k, e->index);
+    case ExprKind::arg: return "arg " + k.params[e->index].name;
+    case ExprKind::shape:
+      return "shape(" + k.params[e->index].name + ", " + std::to_string(e->axis) + ")";
+    case ExprKind::load: return "load " + k.params[e->index].name + "[" + print_expr(k, e->a) + "]";
+    case ExprKind::unary:
+      return std::string(name_of(e->un)) + "." + name_of(e->type) + "(" + print_expr(k, e->a) + ")";
+    case ExprKind::binary:
+      return std::string(name_of(e->bin)) + "." + name_of(e->type) + "(" + print_expr(k, e->a) +
+             ", " + print_expr(k, e->b) + ")";
+    case ExprKind::cast:
+      return std::string("cast<") + name_of(e->type) + ">(" + print_expr(k, e->a) + ")";
+    case ExprKind::bit_cast:
+      return std::string("bit_cast<") + name_of(e->type) + ">(" + print_expr(k, e->a) + ")";
+    case ExprKind::select:
+      return "select(" + print_expr(k, e->a) + ", " + print_expr(k, e->b) + ", " +
+             print_expr(k, e->c) + ")";
   }
   return "?";
 }
@@ -134,8 +135,8 @@ std::string print_kernel(const Kernel& k) {
   }
   for (size_t t = 0; t < k.tasks.size(); ++t) {
     const Task& task = k.tasks[t];
-    out += "  task " + std::to_string(t) + " (" + (task.range ? "range" : "serial") + "): " +
-           task.label + "\n";
+    out += "  task " + std::to_string(t) + " (" + (task.range ? "range" : "serial") +
+           "): " + task.label + "\n";
     if (task.range) {
       print_stmt(k, task.loop, 2, out);
     } else {
@@ -145,8 +146,10 @@ std::string print_kernel(const Kernel& k) {
   bool any = false;
   for (size_t v = 0; v < k.temp_offset.size(); ++v) {
     if (k.temp_offset[v] >= 0) {
-      out += std::string(any ? "" : "  temporaries (" + std::to_string(k.temps_size) + " bytes):\n") +
-             "    " + var_name(k, static_cast<int32_t>(v)) + " @" + std::to_string(k.temp_offset[v]) + "\n";
+      out +=
+          std::string(any ? "" : "  temporaries (" + std::to_string(k.temps_size) + " bytes):\n") +
+          "    " + var_name(k, static_cast<int32_t>(v)) + " @" + std::to_string(k.temp_offset[v]) +
+          "\n";
       any = true;
     }
   }

@@ -23,73 +23,75 @@ struct Verifier {
     }
     auto ctx = [&]() { return " in " + print_expr(k, e); };
     switch (e->kind) {
-    case ExprKind::constant: return true;
-    case ExprKind::var:
-      if (e->index < 0 || e->index >= static_cast<int32_t>(k.vars.size())) {
-        return bad("variable out of range" + ctx());
+      case ExprKind::constant: return true;
+      case ExprKind::var:
+        if (e->index < 0 || e->index >= static_cast<int32_t>(k.vars.size())) {
+          return bad("variable out of range" + ctx());
+        }
+        return e->type == k.vars[e->index].type || bad("variable type mismatch" + ctx());
+      case ExprKind::arg:
+        if (e->index < 0 || e->index >= static_cast<int32_t>(k.params.size()) ||
+            k.params[e->index].kind != Param::Kind::scalar) {
+          return bad("arg of a non-scalar parameter" + ctx());
+        }
+        return e->type == k.params[e->index].dtype || bad("arg type mismatch" + ctx());
+      case ExprKind::shape:
+      case ExprKind::load: {
+        if (e->index < 0 || e->index >= static_cast<int32_t>(k.params.size()) ||
+            k.params[e->index].kind != Param::Kind::ndarray) {
+          return bad("array access to a non-array parameter" + ctx());
+        }
+        if (e->kind == ExprKind::shape) {
+          return (e->axis >= 0 && e->axis < k.params[e->index].ndim) || bad("shape axis" + ctx());
+        }
+        return (expr(e->a) && e->a->type == DType::i64 && e->type == k.params[e->index].dtype) ||
+               bad("load index must be i64 and the type the array's" + ctx());
       }
-      return e->type == k.vars[e->index].type || bad("variable type mismatch" + ctx());
-    case ExprKind::arg:
-      if (e->index < 0 || e->index >= static_cast<int32_t>(k.params.size()) ||
-          k.params[e->index].kind != Param::Kind::scalar) {
-        return bad("arg of a non-scalar parameter" + ctx());
-      }
-      return e->type == k.params[e->index].dtype || bad("arg type mismatch" + ctx());
-    case ExprKind::shape:
-    case ExprKind::load: {
-      if (e->index < 0 || e->index >= static_cast<int32_t>(k.params.size()) ||
-          k.params[e->index].kind != Param::Kind::ndarray) {
-        return bad("array access to a non-array parameter" + ctx());
-      }
-      if (e->kind == ExprKind::shape) {
-        return (e->axis >= 0 && e->axis < k.params[e->index].ndim) || bad("shape axis" + ctx());
-      }
-      return (expr(e->a) && e->a->type == DType::i64 && e->type == k.params[e->index].dtype) ||
-             bad("load index must be i64 and the type the array's" + ctx());
-    }
-    case ExprKind::unary:
-      if (!expr(e->a)) {
-        return false;
-      }
-      if (e->un == UnOp::logical_not || e->un == UnOp::isnan || e->un == UnOp::isinf ||
-          e->un == UnOp::popcnt || e->un == UnOp::clz) {
+      case ExprKind::unary:
+        if (!expr(e->a)) {
+          return false;
+        }
+        if (e->un == UnOp::logical_not || e->un == UnOp::isnan || e->un == UnOp::isinf ||
+            e->un == UnOp::popcnt || e->un == UnOp::clz) {
+          return true;
+        }
+        return e->a->type == e->type || bad("unary operand type" + ctx());
+      case ExprKind::binary:
+        if (!expr(e->a) || !expr(e->b)) {
+          return false;
+        }
+        if (e->bin == BinOp::ipow) {
+          return (e->a->type == e->type && e->b->type == DType::i64) || bad("ipow types" + ctx());
+        }
+        if (e->a->type != e->b->type) {
+          return bad("binary operand types differ" + ctx());
+        }
+        if (is_comparison(e->bin)) {
+          return e->type == DType::u1 || bad("comparison must give u1" + ctx());
+        }
+        if (e->a->type != e->type) {
+          return bad("binary result type" + ctx());
+        }
+        if ((e->bin == BinOp::bit_and || e->bin == BinOp::bit_or || e->bin == BinOp::bit_xor ||
+             e->bin == BinOp::shl || e->bin == BinOp::shr || e->bin == BinOp::bit_shr) &&
+            is_float(e->type)) {
+          return bad("bit operation on a float" + ctx());
+        }
         return true;
-      }
-      return e->a->type == e->type || bad("unary operand type" + ctx());
-    case ExprKind::binary:
-      if (!expr(e->a) || !expr(e->b)) {
-        return false;
-      }
-      if (e->bin == BinOp::ipow) {
-        return (e->a->type == e->type && e->b->type == DType::i64) || bad("ipow types" + ctx());
-      }
-      if (e->a->type != e->b->type) {
-        return bad("binary operand types differ" + ctx());
-      }
-      if (is_comparison(e->bin)) {
-        return e->type == DType::u1 || bad("comparison must give u1" + ctx());
-      }
-      if (e->a->type != e->type) {
-        return bad("binary result type" + ctx());
-      }
-      if ((e->bin == BinOp::bit_and || e->bin == BinOp::bit_or || e->bin == BinOp::bit_xor ||
-           e->bin == BinOp::shl || e->bin == BinOp::shr || e->bin == BinOp::bit_shr) &&
-          is_float(e->type)) {
-        return bad("bit operation on a float" + ctx());
-      }
-      return true;
-    case ExprKind::cast: return expr(e->a);
-    case ExprKind::bit_cast:
-      return (expr(e->a) && bits(e->a->type) == bits(e->type)) || bad("bit_cast width" + ctx());
-    case ExprKind::select:
-      return (expr(e->a) && expr(e->b) && expr(e->c) && e->a->type == DType::u1 &&
-              e->b->type == e->type && e->c->type == e->type) ||
-             bad("select types" + ctx());
+      case ExprKind::cast: return expr(e->a);
+      case ExprKind::bit_cast:
+        return (expr(e->a) && bits(e->a->type) == bits(e->type)) || bad("bit_cast width" + ctx());
+      case ExprKind::select:
+        return (expr(e->a) && expr(e->b) && expr(e->c) && e->a->type == DType::u1 &&
+                e->b->type == e->type && e->c->type == e->type) ||
+               bad("select types" + ctx());
     }
     return bad("unknown expression");
   }
 
-  bool var_ok(int32_t v) { return (v >= 0 && v < static_cast<int32_t>(k.vars.size())) || bad("variable id"); }
+  bool var_ok(int32_t v) {
+    return (v >= 0 && v < static_cast<int32_t>(k.vars.size())) || bad("variable id");
+  }
 
   bool block(const Block& b, int loops, bool root) {
     for (const Stmt* s : b) {
@@ -103,41 +105,41 @@ struct Verifier {
   bool stmt(const Stmt& s, int loops, bool root) {
     std::string at = " (line " + std::to_string(s.line) + ")";
     switch (s.kind) {
-    case StmtKind::assign:
-      return var_ok(s.var) && expr(s.value) &&
-             (s.value->type == k.vars[s.var].type || bad("assignment type mismatch" + at));
-    case StmtKind::store:
-      return expr(s.index) && expr(s.value) && s.index->type == DType::i64 &&
-             (s.value->type == k.params[s.array].dtype || bad("store type mismatch" + at));
-    case StmtKind::atomic: {
-      if (!expr(s.value)) {
-        return false;
+      case StmtKind::assign:
+        return var_ok(s.var) && expr(s.value) &&
+               (s.value->type == k.vars[s.var].type || bad("assignment type mismatch" + at));
+      case StmtKind::store:
+        return expr(s.index) && expr(s.value) && s.index->type == DType::i64 &&
+               (s.value->type == k.params[s.array].dtype || bad("store type mismatch" + at));
+      case StmtKind::atomic: {
+        if (!expr(s.value)) {
+          return false;
+        }
+        DType t = s.target_var >= 0 ? k.vars[s.target_var].type : k.params[s.array].dtype;
+        if (s.target_var < 0 && !expr(s.index)) {
+          return false;
+        }
+        if (s.var >= 0 && k.vars[s.var].type != t) {
+          return bad("atomic result type" + at);
+        }
+        return s.value->type == t || bad("atomic operand type" + at);
       }
-      DType t = s.target_var >= 0 ? k.vars[s.target_var].type : k.params[s.array].dtype;
-      if (s.target_var < 0 && !expr(s.index)) {
-        return false;
-      }
-      if (s.var >= 0 && k.vars[s.var].type != t) {
-        return bad("atomic result type" + at);
-      }
-      return s.value->type == t || bad("atomic operand type" + at);
-    }
-    case StmtKind::if_:
-      return expr(s.cond) && (s.cond->type == DType::u1 || bad("if condition must be u1" + at)) &&
-             block(s.then_body, loops, false) && block(s.else_body, loops, false);
-    case StmtKind::while_: return block(s.body, loops + 1, false);
-    case StmtKind::range_for:
-      if (s.parallel && !root) {
-        return bad("a parallel loop below the kernel root" + at);
-      }
-      return var_ok(s.var) && expr(s.begin) && expr(s.end) &&
-             ((s.begin->type == k.vars[s.var].type && s.end->type == k.vars[s.var].type) ||
-              bad("loop bound types" + at)) &&
-             block(s.body, loops + 1, false);
-    case StmtKind::break_:
-    case StmtKind::continue_: return loops > 0 || bad("break/continue outside a loop" + at);
-    case StmtKind::ret:
-      return expr(s.value) && k.ret && (s.value->type == *k.ret || bad("return type" + at));
+      case StmtKind::if_:
+        return expr(s.cond) && (s.cond->type == DType::u1 || bad("if condition must be u1" + at)) &&
+               block(s.then_body, loops, false) && block(s.else_body, loops, false);
+      case StmtKind::while_: return block(s.body, loops + 1, false);
+      case StmtKind::range_for:
+        if (s.parallel && !root) {
+          return bad("a parallel loop below the kernel root" + at);
+        }
+        return var_ok(s.var) && expr(s.begin) && expr(s.end) &&
+               ((s.begin->type == k.vars[s.var].type && s.end->type == k.vars[s.var].type) ||
+                bad("loop bound types" + at)) &&
+               block(s.body, loops + 1, false);
+      case StmtKind::break_:
+      case StmtKind::continue_: return loops > 0 || bad("break/continue outside a loop" + at);
+      case StmtKind::ret:
+        return expr(s.value) && k.ret && (s.value->type == *k.ret || bad("return type" + at));
     }
     return bad("unknown statement");
   }

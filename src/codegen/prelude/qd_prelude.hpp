@@ -134,7 +134,8 @@ template <class T> inline T raw_div(T a, T b) {
   }
   if constexpr (static_cast<T>(-1) < 0) {
     if (b == static_cast<T>(-1)) {
-      return static_cast<T>(static_cast<__make_unsigned(T)>(0) - static_cast<__make_unsigned(T)>(a));
+      return static_cast<T>(static_cast<__make_unsigned(T)>(0) -
+                            static_cast<__make_unsigned(T)>(a));
     }
   }
   return static_cast<T>(a / b);

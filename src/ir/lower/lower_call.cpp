@@ -40,17 +40,17 @@ Val Lowerer::eval_call(const ast::Call* c) {
     args.push_back(eval(a));
   }
   switch (callee.kind) {
-  case Val::Kind::api: return call_api(callee.path, c, args);
-  case Val::Kind::builtin: return call_builtin(callee.path, c, args);
-  case Val::Kind::func: return call_func(callee.def, c, args);
-  case Val::Kind::dtype:
-    if (args.size() != 1) {
-      type_error(c->pos, std::string(name_of(callee.dtype)) + "() takes one argument");
-    }
-    return cast_val(args[0], callee.dtype, c->pos);
-  case Val::Kind::tensor_type: return construct_tensor_type(callee, args, c->pos);
-  case Val::Kind::method: return call_method(callee, c, args);
-  default: unsupported(c->pos, "calling " + callee.describe());
+    case Val::Kind::api: return call_api(callee.path, c, args);
+    case Val::Kind::builtin: return call_builtin(callee.path, c, args);
+    case Val::Kind::func: return call_func(callee.def, c, args);
+    case Val::Kind::dtype:
+      if (args.size() != 1) {
+        type_error(c->pos, std::string(name_of(callee.dtype)) + "() takes one argument");
+      }
+      return cast_val(args[0], callee.dtype, c->pos);
+    case Val::Kind::tensor_type: return construct_tensor_type(callee, args, c->pos);
+    case Val::Kind::method: return call_method(callee, c, args);
+    default: unsupported(c->pos, "calling " + callee.describe());
   }
 }
 
@@ -59,10 +59,10 @@ Val Lowerer::call_atomic(const std::string& name, const ast::Call* c) {
     type_error(c->pos, "qd." + name + "(x, y) takes two arguments");
   }
   static const std::pair<const char*, AtomicOp> k_ops[] = {
-      {"atomic_add", AtomicOp::add},     {"atomic_sub", AtomicOp::sub},
-      {"atomic_mul", AtomicOp::mul},     {"atomic_min", AtomicOp::min},
-      {"atomic_max", AtomicOp::max},     {"atomic_and", AtomicOp::bit_and},
-      {"atomic_or", AtomicOp::bit_or},   {"atomic_xor", AtomicOp::bit_xor},
+      {"atomic_add", AtomicOp::add},   {"atomic_sub", AtomicOp::sub},
+      {"atomic_mul", AtomicOp::mul},   {"atomic_min", AtomicOp::min},
+      {"atomic_max", AtomicOp::max},   {"atomic_and", AtomicOp::bit_and},
+      {"atomic_or", AtomicOp::bit_or}, {"atomic_xor", AtomicOp::bit_xor},
   };
   for (const auto& [n, op] : k_ops) {
     if (name == n) {
@@ -217,7 +217,8 @@ Val Lowerer::call_math(const std::string& name, const ast::Call* c, std::vector<
     const Expr* y = to_scalar(args[0], pos);
     const Expr* x = to_scalar(args[1], pos);
     DType t = y->type == DType::f64 || x->type == DType::f64 ? DType::f64 : DType::f32;
-    return Val::of_scalar(m_kernel->binary(BinOp::atan2, t, m_kernel->cast(t, y), m_kernel->cast(t, x)));
+    return Val::of_scalar(
+        m_kernel->binary(BinOp::atan2, t, m_kernel->cast(t, y), m_kernel->cast(t, x)));
   }
   if (name == "pow") {
     need(2);
@@ -240,7 +241,8 @@ Val Lowerer::call_math(const std::string& name, const ast::Call* c, std::vector<
   }
   if (name == "mix") {
     need(3);  // x * (1 - a) + y * a
-    Val one_minus = binary(ast::Operator::Sub, Val::of_py(sema::Value::floating(1.0)), args[2], pos);
+    Val one_minus =
+        binary(ast::Operator::Sub, Val::of_py(sema::Value::floating(1.0)), args[2], pos);
     return binary(ast::Operator::Add, binary(ast::Operator::Mult, args[0], one_minus, pos),
                   binary(ast::Operator::Mult, args[1], args[2], pos), pos);
   }
@@ -253,13 +255,16 @@ Val Lowerer::call_math(const std::string& name, const ast::Call* c, std::vector<
     need(2);  // 0 if x < edge else 1
     auto one = [&](const Expr* edge, const Expr* x) {
       DType t = promoted(promoted(edge->type, x->type), m_default_fp);
-      const Expr* lt = m_kernel->binary(BinOp::lt, DType::u1, m_kernel->cast(t, x), m_kernel->cast(t, edge));
-      return m_kernel->select(lt, m_kernel->constant_float(t, 0.0), m_kernel->constant_float(t, 1.0));
+      const Expr* lt =
+          m_kernel->binary(BinOp::lt, DType::u1, m_kernel->cast(t, x), m_kernel->cast(t, edge));
+      return m_kernel->select(lt, m_kernel->constant_float(t, 0.0),
+                              m_kernel->constant_float(t, 1.0));
     };
     if (args[1].kind == Val::Kind::tensor) {
       std::vector<const Expr*> elems;
       for (size_t i = 0; i < args[1].elems.size(); ++i) {
-        const Expr* e = args[0].kind == Val::Kind::tensor ? args[0].elems[i] : to_scalar(args[0], pos);
+        const Expr* e =
+            args[0].kind == Val::Kind::tensor ? args[0].elems[i] : to_scalar(args[0], pos);
         elems.push_back(one(e, args[1].elems[i]));
       }
       return Val::of_tensor(std::move(elems), args[1].rows, args[1].cols, elems.front()->type);
@@ -274,8 +279,9 @@ Val Lowerer::call_math(const std::string& name, const ast::Call* c, std::vector<
     Val lo = min_max(true, a, pos);
     std::vector<Val> b{lo, Val::of_py(sema::Value::floating(1.0))};
     t = materialize(min_max(false, b, pos), pos);
-    Val three_minus = binary(ast::Operator::Sub, Val::of_py(sema::Value::floating(3.0)),
-                             binary(ast::Operator::Mult, Val::of_py(sema::Value::floating(2.0)), t, pos), pos);
+    Val three_minus =
+        binary(ast::Operator::Sub, Val::of_py(sema::Value::floating(3.0)),
+               binary(ast::Operator::Mult, Val::of_py(sema::Value::floating(2.0)), t, pos), pos);
     return binary(ast::Operator::Mult, binary(ast::Operator::Mult, t, t, pos), three_minus, pos);
   }
   if (name == "sign") {
@@ -283,9 +289,11 @@ Val Lowerer::call_math(const std::string& name, const ast::Call* c, std::vector<
     auto one = [&](const Expr* x) {
       const Expr* zero = m_kernel->constant_int(x->type, 0);
       const Expr* pos1 = m_kernel->constant_int(x->type, 1);
-      const Expr* neg1 = is_float(x->type) || is_signed(x->type) ? m_kernel->constant_int(x->type, -1) : zero;
-      return m_kernel->select(m_kernel->binary(BinOp::gt, DType::u1, x, zero), pos1,
-                              m_kernel->select(m_kernel->binary(BinOp::lt, DType::u1, x, zero), neg1, zero));
+      const Expr* neg1 =
+          is_float(x->type) || is_signed(x->type) ? m_kernel->constant_int(x->type, -1) : zero;
+      return m_kernel->select(
+          m_kernel->binary(BinOp::gt, DType::u1, x, zero), pos1,
+          m_kernel->select(m_kernel->binary(BinOp::lt, DType::u1, x, zero), neg1, zero));
     };
     if (args[0].kind == Val::Kind::tensor) {
       return tensor_unary(args[0], one);
@@ -310,7 +318,10 @@ Val Lowerer::call_math(const std::string& name, const ast::Call* c, std::vector<
       std::vector<Val> none;
       return tensor_method(d, "norm", none, c, pos);
     }
-    return tensor_method(a, name == "length" ? "norm" : name == "normalize" ? "normalized" : name,
+    return tensor_method(a,
+                         name == "length"      ? "norm"
+                         : name == "normalize" ? "normalized"
+                                               : name,
                          rest, c, pos);
   }
   if (name == "reflect") {
@@ -319,7 +330,8 @@ Val Lowerer::call_math(const std::string& name, const ast::Call* c, std::vector<
     Val n = as_tensor(args[1], pos);
     Val d = dot(n, i, pos);
     Val twice = binary(ast::Operator::Mult, Val::of_py(sema::Value::floating(2.0)), d, pos);
-    return tensor_binary(ast::Operator::Sub, i, tensor_binary(ast::Operator::Mult, twice, n, pos), pos);
+    return tensor_binary(ast::Operator::Sub, i, tensor_binary(ast::Operator::Mult, twice, n, pos),
+                         pos);
   }
   unsupported(pos, "qd." + name);
 }
@@ -337,7 +349,8 @@ Val Lowerer::call_api(const std::string& path, const ast::Call* c, std::vector<V
     if (v.is_runtime()) {
       fail(pos, "QD206", "qd.static() needs a compile-time value, got " + v.describe());
     }
-    if (v.kind == Val::Kind::range || v.kind == Val::Kind::ndrange || v.kind == Val::Kind::grouped) {
+    if (v.kind == Val::Kind::range || v.kind == Val::Kind::ndrange ||
+        v.kind == Val::Kind::grouped) {
       v.path = "static";
     }
     return v;
@@ -422,12 +435,14 @@ Val Lowerer::call_api(const std::string& path, const ast::Call* c, std::vector<V
     const Val& cv = args[0];
     Val a = args[1];
     Val b = args[2];
-    bool tensor = cv.kind == Val::Kind::tensor || a.kind == Val::Kind::tensor || b.kind == Val::Kind::tensor;
+    bool tensor =
+        cv.kind == Val::Kind::tensor || a.kind == Val::Kind::tensor || b.kind == Val::Kind::tensor;
     if (!tensor) {
       const Expr* x = to_scalar(a, pos);
       const Expr* y = to_scalar(b, pos);
       DType t = promoted(x->type, y->type);
-      return Val::of_scalar(m_kernel->select(condition(cv, pos), m_kernel->cast(t, x), m_kernel->cast(t, y)));
+      return Val::of_scalar(
+          m_kernel->select(condition(cv, pos), m_kernel->cast(t, x), m_kernel->cast(t, y)));
     }
     const Val& shape = cv.kind == Val::Kind::tensor ? cv : a.kind == Val::Kind::tensor ? a : b;
     std::vector<const Expr*> elems;
@@ -496,7 +511,8 @@ Val Lowerer::call_api(const std::string& path, const ast::Call* c, std::vector<V
       a[dims] = eval(k);
     }
     if (a.size() != dims + 1 || a[dims].kind != Val::Kind::dtype) {
-      type_error(pos, std::string("qd.types.") + (matrix ? "matrix(n, m, dtype)" : "vector(n, dtype)") +
+      type_error(pos, std::string("qd.types.") +
+                          (matrix ? "matrix(n, m, dtype)" : "vector(n, dtype)") +
                           " needs its sizes and a scalar dtype");
     }
     Val t;
@@ -543,16 +559,16 @@ Val Lowerer::call_builtin(const std::string& name, const ast::Call* c, std::vect
     }
     const Val& v = args[0];
     switch (v.kind) {
-    case Val::Kind::tensor: return Val::of_int(v.rows);
-    case Val::Kind::tuple: return Val::of_int(static_cast<int64_t>(v.items.size()));
-    case Val::Kind::shape: return Val::of_int(m_kernel->params[v.param].ndim);
-    case Val::Kind::array: return Val::of_scalar(m_kernel->shape(v.param, 0));
-    case Val::Kind::py:
-      if (v.py.kind == sema::Value::Kind::tuple) {
-        return Val::of_int(static_cast<int64_t>(v.py.items.size()));
-      }
-      break;
-    default: break;
+      case Val::Kind::tensor: return Val::of_int(v.rows);
+      case Val::Kind::tuple: return Val::of_int(static_cast<int64_t>(v.items.size()));
+      case Val::Kind::shape: return Val::of_int(m_kernel->params[v.param].ndim);
+      case Val::Kind::array: return Val::of_scalar(m_kernel->shape(v.param, 0));
+      case Val::Kind::py:
+        if (v.py.kind == sema::Value::Kind::tuple) {
+          return Val::of_int(static_cast<int64_t>(v.py.items.size()));
+        }
+        break;
+      default: break;
     }
     type_error(pos, "len() of " + v.describe());
   }
@@ -564,11 +580,13 @@ Val Lowerer::call_builtin(const std::string& name, const ast::Call* c, std::vect
     if (v.kind == Val::Kind::py) {
       sema::Value r;
       if (name == "int") {
-        r = v.py.kind == sema::Value::Kind::floating ? sema::Value::integer(static_cast<int64_t>(v.py.f))
+        r = v.py.kind == sema::Value::Kind::floating
+                ? sema::Value::integer(static_cast<int64_t>(v.py.f))
             : v.py.kind == sema::Value::Kind::boolean ? sema::Value::integer(v.py.b ? 1 : 0)
                                                       : v.py;
       } else if (name == "float") {
-        r = v.py.kind == sema::Value::Kind::integer ? sema::Value::floating(static_cast<double>(v.py.i))
+        r = v.py.kind == sema::Value::Kind::integer
+                ? sema::Value::floating(static_cast<double>(v.py.i))
             : v.py.kind == sema::Value::Kind::boolean ? sema::Value::floating(v.py.b ? 1.0 : 0.0)
                                                       : v.py;
       } else {
@@ -710,7 +728,8 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
       }
     }
     if (!found) {
-      type_error(kw->pos, "'" + p.def_id(def) + "' has no parameter '" + std::string(kw->arg) + "'");
+      type_error(kw->pos,
+                 "'" + p.def_id(def) + "' has no parameter '" + std::string(kw->arg) + "'");
     }
   }
   size_t first_default = params.size() - a->defaults.size;
@@ -739,10 +758,12 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
     if (annotated) {
       ann = eval_module_expr(d.module, prm->annotation);
     }
-    bool by_ref = annotated && ann.kind == Val::Kind::api &&
-                  (ann.path == "template" || ann.path == "Template" || ann.path == "types.template");
-    bool is_array_ann = annotated && ann.kind == Val::Kind::api &&
-                        (ann.path.starts_with("types.ndarray") || ann.path.starts_with("types.NDArray"));
+    bool by_ref =
+        annotated && ann.kind == Val::Kind::api &&
+        (ann.path == "template" || ann.path == "Template" || ann.path == "types.template");
+    bool is_array_ann =
+        annotated && ann.kind == Val::Kind::api &&
+        (ann.path.starts_with("types.ndarray") || ann.path.starts_with("types.NDArray"));
     if (by_ref || is_array_ann || v.kind == Val::Kind::array) {
       if (is_array_ann && v.kind != Val::Kind::array) {
         type_error(arg_ast[k] != nullptr ? arg_ast[k]->pos : c->pos,
@@ -774,7 +795,8 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
           type_error(arg_ast[k] != nullptr ? arg_ast[k]->pos : c->pos,
                      "parameter '" + name + "' expects a " +
                          (ann.cols == 0 ? "vector of " + std::to_string(ann.rows)
-                                        : std::to_string(ann.rows) + "x" + std::to_string(ann.cols) + " matrix") +
+                                        : std::to_string(ann.rows) + "x" +
+                                              std::to_string(ann.cols) + " matrix") +
                          ", got " + x.describe());
         }
         x = tensor_cast(x, ann.dtype, c->pos);
@@ -804,7 +826,8 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
     Val t = eval_module_expr(d.module, d.returns);
     bool returns_none = t.kind == Val::Kind::py && t.py.kind == sema::Value::Kind::none;
     if (!returns_none && !done.ret) {
-      fail(d.node->pos, "QD205", "'" + p.def_id(def) + "' has a return type but no return statement");
+      fail(d.node->pos, "QD205",
+           "'" + p.def_id(def) + "' has a return type but no return statement");
     }
     if (!returns_none) {
       result = cast_to_annotation(result, d.returns, d.module, c->pos);

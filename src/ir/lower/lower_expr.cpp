@@ -11,34 +11,34 @@ namespace {
 
 const char* op_text(ast::Operator op) {
   switch (op) {
-  case ast::Operator::Add: return "+";
-  case ast::Operator::Sub: return "-";
-  case ast::Operator::Mult: return "*";
-  case ast::Operator::MatMult: return "@";
-  case ast::Operator::Div: return "/";
-  case ast::Operator::Mod: return "%";
-  case ast::Operator::Pow: return "**";
-  case ast::Operator::LShift: return "<<";
-  case ast::Operator::RShift: return ">>";
-  case ast::Operator::BitOr: return "|";
-  case ast::Operator::BitXor: return "^";
-  case ast::Operator::BitAnd: return "&";
-  case ast::Operator::FloorDiv: return "//";
+    case ast::Operator::Add: return "+";
+    case ast::Operator::Sub: return "-";
+    case ast::Operator::Mult: return "*";
+    case ast::Operator::MatMult: return "@";
+    case ast::Operator::Div: return "/";
+    case ast::Operator::Mod: return "%";
+    case ast::Operator::Pow: return "**";
+    case ast::Operator::LShift: return "<<";
+    case ast::Operator::RShift: return ">>";
+    case ast::Operator::BitOr: return "|";
+    case ast::Operator::BitXor: return "^";
+    case ast::Operator::BitAnd: return "&";
+    case ast::Operator::FloorDiv: return "//";
   }
   return "?";
 }
 
 bool fits(DType t, int64_t v) {
   switch (t) {
-  case DType::u1: return v == 0 || v == 1;
-  case DType::i8: return v >= INT8_MIN && v <= INT8_MAX;
-  case DType::i16: return v >= INT16_MIN && v <= INT16_MAX;
-  case DType::i32: return v >= INT32_MIN && v <= INT32_MAX;
-  case DType::u8: return v >= 0 && v <= UINT8_MAX;
-  case DType::u16: return v >= 0 && v <= UINT16_MAX;
-  case DType::u32: return v >= 0 && v <= UINT32_MAX;
-  case DType::u64: return v >= 0;
-  default: return true;
+    case DType::u1: return v == 0 || v == 1;
+    case DType::i8: return v >= INT8_MIN && v <= INT8_MAX;
+    case DType::i16: return v >= INT16_MIN && v <= INT16_MAX;
+    case DType::i32: return v >= INT32_MIN && v <= INT32_MAX;
+    case DType::u8: return v >= 0 && v <= UINT8_MAX;
+    case DType::u16: return v >= 0 && v <= UINT16_MAX;
+    case DType::u32: return v >= 0 && v <= UINT32_MAX;
+    case DType::u64: return v >= 0;
+    default: return true;
   }
 }
 
@@ -46,72 +46,71 @@ bool fits(DType t, int64_t v) {
 
 Val Lowerer::eval(const ast::Expr* e) {
   switch (e->tag) {
-  case ast::ExprKind::Constant: return eval_constant(e->as<ast::Constant>());
-  case ast::ExprKind::Name: return eval_name(e->as<ast::Name>());
-  case ast::ExprKind::Attribute: return eval_attribute(e->as<ast::Attribute>());
-  case ast::ExprKind::Subscript: return eval_subscript(e->as<ast::Subscript>());
-  case ast::ExprKind::BinOp: return eval_binop(e->as<ast::BinOp>());
-  case ast::ExprKind::UnaryOp: return eval_unary(e->as<ast::UnaryOp>());
-  case ast::ExprKind::Compare: return eval_compare(e->as<ast::Compare>());
-  case ast::ExprKind::BoolOp: return eval_boolop(e->as<ast::BoolOp>());
-  case ast::ExprKind::IfExp: return eval_ifexp(e->as<ast::IfExp>());
-  case ast::ExprKind::Call: return eval_call(e->as<ast::Call>());
-  case ast::ExprKind::Tuple:
-  case ast::ExprKind::List: {
-    const ast::Seq<ast::Expr*>& elts = e->as<ast::Tuple>() != nullptr
-                                           ? e->as<ast::Tuple>()->elts
-                                           : e->as<ast::List>()->elts;
-    std::vector<Val> items;
-    for (const ast::Expr* x : elts) {
-      if (x->as<ast::Starred>() != nullptr) {
-        Val inner = eval(x->as<ast::Starred>()->value);
-        for (Val& v : static_items(inner, x->pos)) {
-          items.push_back(std::move(v));
+    case ast::ExprKind::Constant: return eval_constant(e->as<ast::Constant>());
+    case ast::ExprKind::Name: return eval_name(e->as<ast::Name>());
+    case ast::ExprKind::Attribute: return eval_attribute(e->as<ast::Attribute>());
+    case ast::ExprKind::Subscript: return eval_subscript(e->as<ast::Subscript>());
+    case ast::ExprKind::BinOp: return eval_binop(e->as<ast::BinOp>());
+    case ast::ExprKind::UnaryOp: return eval_unary(e->as<ast::UnaryOp>());
+    case ast::ExprKind::Compare: return eval_compare(e->as<ast::Compare>());
+    case ast::ExprKind::BoolOp: return eval_boolop(e->as<ast::BoolOp>());
+    case ast::ExprKind::IfExp: return eval_ifexp(e->as<ast::IfExp>());
+    case ast::ExprKind::Call: return eval_call(e->as<ast::Call>());
+    case ast::ExprKind::Tuple:
+    case ast::ExprKind::List: {
+      const ast::Seq<ast::Expr*>& elts =
+          e->as<ast::Tuple>() != nullptr ? e->as<ast::Tuple>()->elts : e->as<ast::List>()->elts;
+      std::vector<Val> items;
+      for (const ast::Expr* x : elts) {
+        if (x->as<ast::Starred>() != nullptr) {
+          Val inner = eval(x->as<ast::Starred>()->value);
+          for (Val& v : static_items(inner, x->pos)) {
+            items.push_back(std::move(v));
+          }
+          continue;
         }
-        continue;
+        items.push_back(eval(x));
       }
-      items.push_back(eval(x));
+      return Val::of_tuple(std::move(items), e->as<ast::List>() != nullptr);
     }
-    return Val::of_tuple(std::move(items), e->as<ast::List>() != nullptr);
-  }
-  case ast::ExprKind::NamedExpr: {
-    const auto* n = e->as<ast::NamedExpr>();
-    Val v = eval(n->value);
-    assign_to(n->target, v, n->pos);
-    return eval(n->target);
-  }
-  case ast::ExprKind::ListComp: {
-    const auto* lc = e->as<ast::ListComp>();
-    if (lc->generators.size != 1) {
-      unsupported(e->pos, "a list comprehension with several 'for' clauses");
+    case ast::ExprKind::NamedExpr: {
+      const auto* n = e->as<ast::NamedExpr>();
+      Val v = eval(n->value);
+      assign_to(n->target, v, n->pos);
+      return eval(n->target);
     }
-    const ast::Comprehension* g = lc->generators[0];
-    std::vector<Val> out;
-    for (Val& item : static_items(eval(g->iter), g->iter->pos)) {
-      push_scope();
-      assign_to(g->target, item, e->pos);
-      bool keep = true;
-      for (const ast::Expr* cond : g->ifs) {
-        keep = keep && static_truth(eval(cond), cond->pos);
+    case ast::ExprKind::ListComp: {
+      const auto* lc = e->as<ast::ListComp>();
+      if (lc->generators.size != 1) {
+        unsupported(e->pos, "a list comprehension with several 'for' clauses");
       }
-      if (keep) {
-        out.push_back(eval(lc->elt));
+      const ast::Comprehension* g = lc->generators[0];
+      std::vector<Val> out;
+      for (Val& item : static_items(eval(g->iter), g->iter->pos)) {
+        push_scope();
+        assign_to(g->target, item, e->pos);
+        bool keep = true;
+        for (const ast::Expr* cond : g->ifs) {
+          keep = keep && static_truth(eval(cond), cond->pos);
+        }
+        if (keep) {
+          out.push_back(eval(lc->elt));
+        }
+        pop_scope();
       }
-      pop_scope();
+      return Val::of_tuple(std::move(out), true);
     }
-    return Val::of_tuple(std::move(out), true);
-  }
-  case ast::ExprKind::Lambda: unsupported(e->pos, "lambda");
-  case ast::ExprKind::Dict:
-  case ast::ExprKind::DictComp: unsupported(e->pos, "a dict");
-  case ast::ExprKind::Set:
-  case ast::ExprKind::SetComp: unsupported(e->pos, "a set");
-  case ast::ExprKind::GeneratorExp: unsupported(e->pos, "a generator expression");
-  case ast::ExprKind::JoinedStr:
-  case ast::ExprKind::FormattedValue: unsupported(e->pos, "an f-string");
-  case ast::ExprKind::Starred: unsupported(e->pos, "a starred expression");
-  case ast::ExprKind::Slice: unsupported(e->pos, "a slice");
-  default: unsupported(e->pos, std::string("'") + ast::name_of(e->tag) + "'");
+    case ast::ExprKind::Lambda: unsupported(e->pos, "lambda");
+    case ast::ExprKind::Dict:
+    case ast::ExprKind::DictComp: unsupported(e->pos, "a dict");
+    case ast::ExprKind::Set:
+    case ast::ExprKind::SetComp: unsupported(e->pos, "a set");
+    case ast::ExprKind::GeneratorExp: unsupported(e->pos, "a generator expression");
+    case ast::ExprKind::JoinedStr:
+    case ast::ExprKind::FormattedValue: unsupported(e->pos, "an f-string");
+    case ast::ExprKind::Starred: unsupported(e->pos, "a starred expression");
+    case ast::ExprKind::Slice: unsupported(e->pos, "a slice");
+    default: unsupported(e->pos, std::string("'") + ast::name_of(e->tag) + "'");
   }
 }
 
@@ -130,15 +129,15 @@ Val Lowerer::eval_constant(const ast::Constant* c) {
 Val Lowerer::eval_name(const ast::Name* n) {
   if (BindingRef b = find_local(n->id)) {
     switch (b->kind) {
-    case Binding::Kind::var: return Val::of_scalar(m_kernel->var_ref(b->var));
-    case Binding::Kind::tensor_var: {
-      std::vector<const Expr*> elems;
-      for (int32_t v : b->vars) {
-        elems.push_back(m_kernel->var_ref(v));
+      case Binding::Kind::var: return Val::of_scalar(m_kernel->var_ref(b->var));
+      case Binding::Kind::tensor_var: {
+        std::vector<const Expr*> elems;
+        for (int32_t v : b->vars) {
+          elems.push_back(m_kernel->var_ref(v));
+        }
+        return Val::of_tensor(std::move(elems), b->rows, b->cols, b->dtype);
       }
-      return Val::of_tensor(std::move(elems), b->rows, b->cols, b->dtype);
-    }
-    case Binding::Kind::value: return b->value;
+      case Binding::Kind::value: return b->value;
     }
   }
   return global(frame().module, n->id, n->pos);
@@ -176,44 +175,42 @@ Val Lowerer::eval_subscript(const ast::Subscript* s) {
     idx.push_back(eval(s->slice));
   }
   switch (base.kind) {
-  case Val::Kind::array:
-    return array_element(base.param, array_index(base.param, idx, s->pos));
-  case Val::Kind::tensor: return tensor_index(base, idx, s->pos);
-  case Val::Kind::tuple:
-  case Val::Kind::shape: {
-    if (idx.size() != 1) {
-      type_error(s->pos, "a tuple takes one index");
-    }
-    int64_t n = base.kind == Val::Kind::tuple
-                    ? static_cast<int64_t>(base.items.size())
-                    : m_kernel->params[base.param].ndim;
-    int64_t k = static_int(idx[0], s->pos, "a tuple index");
-    if (k < 0) {
-      k += n;
-    }
-    if (k < 0 || k >= n) {
-      fail(s->pos, "QD206", "index " + std::to_string(k) + " is out of range (size " +
-                                std::to_string(n) + ")");
-    }
-    if (base.kind == Val::Kind::shape) {
-      return Val::of_scalar(m_kernel->shape(base.param, static_cast<int32_t>(k)));
-    }
-    return base.items[k];
-  }
-  case Val::Kind::py:
-    if (base.py.kind == sema::Value::Kind::tuple) {
-      int64_t n = static_cast<int64_t>(base.py.items.size());
+    case Val::Kind::array: return array_element(base.param, array_index(base.param, idx, s->pos));
+    case Val::Kind::tensor: return tensor_index(base, idx, s->pos);
+    case Val::Kind::tuple:
+    case Val::Kind::shape: {
+      if (idx.size() != 1) {
+        type_error(s->pos, "a tuple takes one index");
+      }
+      int64_t n = base.kind == Val::Kind::tuple ? static_cast<int64_t>(base.items.size())
+                                                : m_kernel->params[base.param].ndim;
       int64_t k = static_int(idx[0], s->pos, "a tuple index");
       if (k < 0) {
         k += n;
       }
       if (k < 0 || k >= n) {
-        fail(s->pos, "QD206", "tuple index out of range");
+        fail(s->pos, "QD206",
+             "index " + std::to_string(k) + " is out of range (size " + std::to_string(n) + ")");
       }
-      return Val::of_py(base.py.items[k]);
+      if (base.kind == Val::Kind::shape) {
+        return Val::of_scalar(m_kernel->shape(base.param, static_cast<int32_t>(k)));
+      }
+      return base.items[k];
     }
-    [[fallthrough]];
-  default: type_error(s->pos, base.describe() + " cannot be indexed");
+    case Val::Kind::py:
+      if (base.py.kind == sema::Value::Kind::tuple) {
+        int64_t n = static_cast<int64_t>(base.py.items.size());
+        int64_t k = static_int(idx[0], s->pos, "a tuple index");
+        if (k < 0) {
+          k += n;
+        }
+        if (k < 0 || k >= n) {
+          fail(s->pos, "QD206", "tuple index out of range");
+        }
+        return Val::of_py(base.py.items[k]);
+      }
+      [[fallthrough]];
+    default: type_error(s->pos, base.describe() + " cannot be indexed");
   }
 }
 
@@ -243,19 +240,21 @@ const Expr* Lowerer::array_index(int32_t param, const std::vector<Val>& indices,
   const Expr* flat = nullptr;
   for (size_t k = 0; k < idx.size(); ++k) {
     if (is_float(idx[k]->type)) {
-      type_error(pos, std::string("an ndarray index must be an integer, got ") +
-                          name_of(idx[k]->type));
+      type_error(pos,
+                 std::string("an ndarray index must be an integer, got ") + name_of(idx[k]->type));
     }
     if (idx[k]->kind == ExprKind::constant && idx[k]->ival < 0 && is_signed(idx[k]->type)) {
-      fail(pos, "QD206", "negative constant index " + std::to_string(idx[k]->ival) +
-                             " into ndarray '" + p.name + "'");
+      fail(pos, "QD206",
+           "negative constant index " + std::to_string(idx[k]->ival) + " into ndarray '" + p.name +
+               "'");
     }
     // Indices are i32 (kernel-language.md §1.4); the flat offset is computed in i64.
     const Expr* i = m_kernel->cast(DType::i64, m_kernel->cast(DType::i32, idx[k]));
     if (flat == nullptr) {
       flat = i;
     } else {
-      const Expr* extent = m_kernel->cast(DType::i64, m_kernel->shape(param, static_cast<int32_t>(k)));
+      const Expr* extent =
+          m_kernel->cast(DType::i64, m_kernel->shape(param, static_cast<int32_t>(k)));
       flat = m_kernel->binary(BinOp::add, DType::i64,
                               m_kernel->binary(BinOp::mul, DType::i64, flat, extent), i);
     }
@@ -273,8 +272,8 @@ Val Lowerer::array_element(int32_t param, const Expr* flat) {
       m_kernel->binary(BinOp::mul, DType::i64, flat, m_kernel->constant_int(DType::i64, n));
   std::vector<const Expr*> elems;
   for (int32_t k = 0; k < n; ++k) {
-    elems.push_back(m_kernel->load(
-        param, m_kernel->binary(BinOp::add, DType::i64, base, m_kernel->constant_int(DType::i64, k))));
+    elems.push_back(m_kernel->load(param, m_kernel->binary(BinOp::add, DType::i64, base,
+                                                           m_kernel->constant_int(DType::i64, k))));
   }
   return Val::of_tensor(std::move(elems), p.element_shape[0],
                         p.element_shape.size() > 1 ? p.element_shape[1] : 0, p.dtype);
@@ -288,17 +287,17 @@ const Expr* Lowerer::to_scalar(const Val& v, const ast::Pos& pos) {
   }
   if (v.kind == Val::Kind::py) {
     switch (v.py.kind) {
-    case sema::Value::Kind::boolean: return m_kernel->constant_int(DType::u1, v.py.b ? 1 : 0);
-    case sema::Value::Kind::integer:
-      if (!fits(m_default_ip, v.py.i)) {
-        fail(pos, "QD206",
-             "the integer " + std::to_string(v.py.i) + " exceeds the range of " +
-                 name_of(m_default_ip) + " (default_ip); write qd.i64(" + std::to_string(v.py.i) +
-                 ") or qd.u32(...)");
-      }
-      return m_kernel->constant_int(m_default_ip, v.py.i);
-    case sema::Value::Kind::floating: return m_kernel->constant_float(m_default_fp, v.py.f);
-    default: break;
+      case sema::Value::Kind::boolean: return m_kernel->constant_int(DType::u1, v.py.b ? 1 : 0);
+      case sema::Value::Kind::integer:
+        if (!fits(m_default_ip, v.py.i)) {
+          fail(pos, "QD206",
+               "the integer " + std::to_string(v.py.i) + " exceeds the range of " +
+                   name_of(m_default_ip) + " (default_ip); write qd.i64(" + std::to_string(v.py.i) +
+                   ") or qd.u32(...)");
+        }
+        return m_kernel->constant_int(m_default_ip, v.py.i);
+      case sema::Value::Kind::floating: return m_kernel->constant_float(m_default_fp, v.py.f);
+      default: break;
     }
   }
   type_error(pos, "expected a scalar value, got " + v.describe());
@@ -324,22 +323,22 @@ const Expr* Lowerer::condition(const Val& v, const ast::Pos& pos) {
 
 bool Lowerer::static_truth(const Val& v, const ast::Pos& pos) {
   switch (v.kind) {
-  case Val::Kind::py: {
-    bool known = false;
-    bool t = sema::truthy(v.py, known);
-    if (!known) {
-      fail(pos, "QD206", "the truth value of " + v.describe() + " is not known at compile time");
+    case Val::Kind::py: {
+      bool known = false;
+      bool t = sema::truthy(v.py, known);
+      if (!known) {
+        fail(pos, "QD206", "the truth value of " + v.describe() + " is not known at compile time");
+      }
+      return t;
     }
-    return t;
-  }
-  case Val::Kind::tuple: return !v.items.empty();
-  case Val::Kind::scalar:
-    if (v.expr->kind == ExprKind::constant) {
-      return is_float(v.expr->type) ? v.expr->fval != 0.0 : v.expr->ival != 0;
-    }
-    fail(pos, "QD206", "a runtime value where a compile-time condition is needed");
-  case Val::Kind::tensor: fail(pos, "QD206", "a vector where a compile-time condition is needed");
-  default: return true;
+    case Val::Kind::tuple: return !v.items.empty();
+    case Val::Kind::scalar:
+      if (v.expr->kind == ExprKind::constant) {
+        return is_float(v.expr->type) ? v.expr->fval != 0.0 : v.expr->ival != 0;
+      }
+      fail(pos, "QD206", "a runtime value where a compile-time condition is needed");
+    case Val::Kind::tensor: fail(pos, "QD206", "a vector where a compile-time condition is needed");
+    default: return true;
   }
 }
 
@@ -367,16 +366,16 @@ Val Lowerer::cast_val(const Val& v, DType t, const ast::Pos& pos) {
   if (v.kind == Val::Kind::py) {
     // A Python number cast explicitly keeps its precision: qd.f64(0.1), qd.i64(2**40).
     switch (v.py.kind) {
-    case sema::Value::Kind::floating:
-      if (is_float(t)) {
-        return Val::of_scalar(m_kernel->constant_float(t, v.py.f));
-      }
-      return Val::of_scalar(m_kernel->cast(t, m_kernel->constant_float(DType::f64, v.py.f)));
-    case sema::Value::Kind::integer:
-      return Val::of_scalar(m_kernel->cast(t, m_kernel->constant_int(DType::i64, v.py.i)));
-    case sema::Value::Kind::boolean:
-      return Val::of_scalar(m_kernel->constant_int(t, v.py.b ? 1 : 0));
-    default: break;
+      case sema::Value::Kind::floating:
+        if (is_float(t)) {
+          return Val::of_scalar(m_kernel->constant_float(t, v.py.f));
+        }
+        return Val::of_scalar(m_kernel->cast(t, m_kernel->constant_float(DType::f64, v.py.f)));
+      case sema::Value::Kind::integer:
+        return Val::of_scalar(m_kernel->cast(t, m_kernel->constant_int(DType::i64, v.py.i)));
+      case sema::Value::Kind::boolean:
+        return Val::of_scalar(m_kernel->constant_int(t, v.py.b ? 1 : 0));
+      default: break;
     }
   }
   return Val::of_scalar(m_kernel->cast(t, to_scalar(v, pos)));
@@ -394,9 +393,9 @@ Val Lowerer::binary(ast::Operator op, const Val& a, const Val& b, const ast::Pos
   if (a.kind == Val::Kind::py && b.kind == Val::Kind::py) {
     sema::Value v = sema::binary_op(op, a.py, b.py);
     if (!v.known()) {
-      fail(pos, "QD206", std::string("cannot evaluate ") + sema::repr(a.py) + " " + op_text(op) +
-                             " " + sema::repr(b.py) + " at compile time" +
-                             (v.s.empty() ? "" : ": " + v.s));
+      fail(pos, "QD206",
+           std::string("cannot evaluate ") + sema::repr(a.py) + " " + op_text(op) + " " +
+               sema::repr(b.py) + " at compile time" + (v.s.empty() ? "" : ": " + v.s));
     }
     return Val::of_py(std::move(v));
   }
@@ -424,40 +423,38 @@ const Expr* Lowerer::scalar_binary(ast::Operator op, const Expr* a, const Expr* 
                           name_of(a->type) + " and " + name_of(b->type));
     }
   };
-  auto arith = [&](BinOp o, DType rt) {
-    return k.binary(o, rt, k.cast(rt, a), k.cast(rt, b));
-  };
+  auto arith = [&](BinOp o, DType rt) { return k.binary(o, rt, k.cast(rt, a), k.cast(rt, b)); };
   switch (op) {
-  case ast::Operator::Add: return arith(BinOp::add, t);
-  case ast::Operator::Sub: return arith(BinOp::sub, t);
-  case ast::Operator::Mult: return arith(BinOp::mul, t);
-  case ast::Operator::Div: {
-    DType rt = is_integral(a->type) && is_integral(b->type) ? m_default_fp : t;
-    return arith(BinOp::div, rt);
-  }
-  case ast::Operator::FloorDiv: return arith(BinOp::floordiv, t);
-  case ast::Operator::Mod: return arith(BinOp::mod, t);
-  case ast::Operator::Pow:
-    if (is_integral(b->type)) {
-      if (is_integral(a->type) && b->kind == ExprKind::constant && b->ival < 0 &&
-          is_signed(b->type)) {
-        type_error(pos, "an integer base with a negative exponent (use a float base)");
-      }
-      DType at = a->type == DType::u1 ? m_default_ip : a->type;
-      return k.binary(BinOp::ipow, at, k.cast(at, a), k.cast(DType::i64, b));
+    case ast::Operator::Add: return arith(BinOp::add, t);
+    case ast::Operator::Sub: return arith(BinOp::sub, t);
+    case ast::Operator::Mult: return arith(BinOp::mul, t);
+    case ast::Operator::Div: {
+      DType rt = is_integral(a->type) && is_integral(b->type) ? m_default_fp : t;
+      return arith(BinOp::div, rt);
     }
-    return arith(BinOp::pow, t);
-  case ast::Operator::LShift:
-  case ast::Operator::RShift: {
-    integral_only();
-    DType lt = a->type == DType::u1 ? m_default_ip : a->type;
-    return k.binary(op == ast::Operator::LShift ? BinOp::shl : BinOp::shr, lt, k.cast(lt, a),
-                    k.cast(lt, b));
-  }
-  case ast::Operator::BitAnd: integral_only(); return arith(BinOp::bit_and, t);
-  case ast::Operator::BitOr: integral_only(); return arith(BinOp::bit_or, t);
-  case ast::Operator::BitXor: integral_only(); return arith(BinOp::bit_xor, t);
-  case ast::Operator::MatMult: type_error(pos, "'@' needs vectors or matrices");
+    case ast::Operator::FloorDiv: return arith(BinOp::floordiv, t);
+    case ast::Operator::Mod: return arith(BinOp::mod, t);
+    case ast::Operator::Pow:
+      if (is_integral(b->type)) {
+        if (is_integral(a->type) && b->kind == ExprKind::constant && b->ival < 0 &&
+            is_signed(b->type)) {
+          type_error(pos, "an integer base with a negative exponent (use a float base)");
+        }
+        DType at = a->type == DType::u1 ? m_default_ip : a->type;
+        return k.binary(BinOp::ipow, at, k.cast(at, a), k.cast(DType::i64, b));
+      }
+      return arith(BinOp::pow, t);
+    case ast::Operator::LShift:
+    case ast::Operator::RShift: {
+      integral_only();
+      DType lt = a->type == DType::u1 ? m_default_ip : a->type;
+      return k.binary(op == ast::Operator::LShift ? BinOp::shl : BinOp::shr, lt, k.cast(lt, a),
+                      k.cast(lt, b));
+    }
+    case ast::Operator::BitAnd: integral_only(); return arith(BinOp::bit_and, t);
+    case ast::Operator::BitOr: integral_only(); return arith(BinOp::bit_or, t);
+    case ast::Operator::BitXor: integral_only(); return arith(BinOp::bit_xor, t);
+    case ast::Operator::MatMult: type_error(pos, "'@' needs vectors or matrices");
   }
   type_error(pos, "unknown operator");
 }
@@ -467,14 +464,14 @@ const Expr* Lowerer::compare(ast::CmpOperator op, const Expr* a, const Expr* b,
   DType t = promoted(a->type, b->type);
   BinOp o{};
   switch (op) {
-  case ast::CmpOperator::Eq: o = BinOp::eq; break;
-  case ast::CmpOperator::NotEq: o = BinOp::ne; break;
-  case ast::CmpOperator::Lt: o = BinOp::lt; break;
-  case ast::CmpOperator::LtE: o = BinOp::le; break;
-  case ast::CmpOperator::Gt: o = BinOp::gt; break;
-  case ast::CmpOperator::GtE: o = BinOp::ge; break;
-  default:
-    unsupported(pos, "'is' / 'in' on runtime values (they work only inside qd.static(...))");
+    case ast::CmpOperator::Eq: o = BinOp::eq; break;
+    case ast::CmpOperator::NotEq: o = BinOp::ne; break;
+    case ast::CmpOperator::Lt: o = BinOp::lt; break;
+    case ast::CmpOperator::LtE: o = BinOp::le; break;
+    case ast::CmpOperator::Gt: o = BinOp::gt; break;
+    case ast::CmpOperator::GtE: o = BinOp::ge; break;
+    default:
+      unsupported(pos, "'is' / 'in' on runtime values (they work only inside qd.static(...))");
   }
   return m_kernel->binary(o, DType::u1, m_kernel->cast(t, a), m_kernel->cast(t, b));
 }
@@ -521,8 +518,8 @@ Val Lowerer::eval_compare(const ast::Compare* c) {
       } else if (a.kind == Val::Kind::py && b.kind == Val::Kind::py) {
         sema::Value v = sema::compare_op(op, a.py, b.py);
         if (v.kind != sema::Value::Kind::boolean) {
-          fail(c->pos, "QD206", "cannot compare " + a.describe() + " and " + b.describe() +
-                                    " at compile time");
+          fail(c->pos, "QD206",
+               "cannot compare " + a.describe() + " and " + b.describe() + " at compile time");
         }
         result = v.b;
       } else if (op == ast::CmpOperator::Eq || op == ast::CmpOperator::NotEq) {
@@ -574,18 +571,18 @@ Val Lowerer::eval_unary(const ast::UnaryOp* u) {
   Kernel& k = *m_kernel;
   auto one = [&](const Expr* e) -> const Expr* {
     switch (u->op) {
-    case ast::UnaryOperator::UAdd: return e;
-    case ast::UnaryOperator::USub: return k.unary(UnOp::neg, e->type, e);
-    case ast::UnaryOperator::Not:
-      if (is_float(e->type)) {
-        type_error(u->pos, "'not' needs an integer operand");
-      }
-      return k.binary(BinOp::eq, DType::u1, e, k.constant_int(e->type, 0));
-    case ast::UnaryOperator::Invert:
-      if (is_float(e->type)) {
-        type_error(u->pos, std::string("'~' needs an integer operand, got ") + name_of(e->type));
-      }
-      return k.unary(UnOp::bit_not, e->type, e);
+      case ast::UnaryOperator::UAdd: return e;
+      case ast::UnaryOperator::USub: return k.unary(UnOp::neg, e->type, e);
+      case ast::UnaryOperator::Not:
+        if (is_float(e->type)) {
+          type_error(u->pos, "'not' needs an integer operand");
+        }
+        return k.binary(BinOp::eq, DType::u1, e, k.constant_int(e->type, 0));
+      case ast::UnaryOperator::Invert:
+        if (is_float(e->type)) {
+          type_error(u->pos, std::string("'~' needs an integer operand, got ") + name_of(e->type));
+        }
+        return k.unary(UnOp::bit_not, e->type, e);
     }
     return e;
   };
@@ -617,15 +614,17 @@ Val Lowerer::eval_boolop(const ast::BoolOp* b) {
     // Short-circuit: evaluate `next` only when needed (kernel-language.md §1.3).
     Stmt* st = m_kernel->stmt(StmtKind::if_, b->pos.lineno);
     st->text = line_text(b->pos.lineno);
-    st->cond = is_and ? a_true : m_kernel->binary(BinOp::eq, DType::u1, a_true,
-                                                  m_kernel->constant_int(DType::u1, 0));
+    st->cond = is_and ? a_true
+                      : m_kernel->binary(BinOp::eq, DType::u1, a_true,
+                                         m_kernel->constant_int(DType::u1, 0));
     Block* saved = m_block;
     m_block = &st->then_body;
     push_scope();
     Val nv = eval(next);
     const Expr* n = to_scalar(nv, next->pos);
     if (is_float(n->type)) {
-      type_error(next->pos, std::string("'and'/'or' need integer operands, got ") + name_of(n->type));
+      type_error(next->pos,
+                 std::string("'and'/'or' need integer operands, got ") + name_of(n->type));
     }
     pop_scope();
     m_block = saved;

@@ -153,144 +153,149 @@ Val Lowerer::from_entity(const sema::Entity& e, const ast::Pos& pos, std::string
     return v;
   };
   switch (e.kind) {
-  case EK::undefined: fail(pos, "QD203", "name '" + std::string(what) + "' is not defined");
-  case EK::unknown:
-    fail(pos, "QD206", "'" + std::string(what) + "' cannot be resolved statically" +
-                           (e.path.empty() ? "" : " (" + e.path + ")"));
-  case EK::module: {
-    Val v;
-    v.kind = Val::Kind::module;
-    v.module = e.module;
-    return v;
-  }
-  case EK::external: {
-    // Python's math module: constants only.
-    if (e.path.starts_with("math.")) {
+    case EK::undefined: fail(pos, "QD203", "name '" + std::string(what) + "' is not defined");
+    case EK::unknown:
+      fail(pos, "QD206",
+           "'" + std::string(what) + "' cannot be resolved statically" +
+               (e.path.empty() ? "" : " (" + e.path + ")"));
+    case EK::module: {
+      Val v;
+      v.kind = Val::Kind::module;
+      v.module = e.module;
+      return v;
+    }
+    case EK::external: {
+      // Python's math module: constants fold; functions behave like qd.math's.
+      if (e.path == "math" || e.path.starts_with("math.")) {
+        bool ok = false;
+        Val v = api_constant(e.path, pos, &ok);
+        if (ok && v.kind == Val::Kind::py) {
+          return v;
+        }
+        return Val::of_api(e.path);
+      }
+      unsupported(pos, "'" + e.path + "' (from a module outside the source tree)");
+    }
+    case EK::quadrants: {
+      if (e.path.ends_with("()")) {
+        Val v = binding_expr();
+        if (v.kind != Val::Kind::py || v.py.known()) {
+          return v;
+        }
+        (void)p;
+        fail(pos, "QD206",
+             "the module-level value '" + std::string(what) + "' cannot be evaluated");
+      }
+      std::string path = api_path(e.path);
       bool ok = false;
-      Val v = api_constant(e.path, pos, &ok);
-      if (ok && v.kind == Val::Kind::py) {
-        return v;
+      Val c = api_constant(path, pos, &ok);
+      if (ok) {
+        return c;
       }
-      return Val::of_api(e.path);  // math.sqrt & co behave like qd.math's
+      if (path.empty()) {
+        return Val::of_api("");
+      }
+      return Val::of_api(path);
     }
-    unsupported(pos, "'" + e.path + "' (from a module outside the source tree)");
-  }
-  case EK::quadrants: {
-    if (e.path.ends_with("()")) {
+    case EK::def: {
+      Val v;
+      v.kind = Val::Kind::func;
+      v.def = e.def;
+      return v;
+    }
+    case EK::class_:
+      unsupported(pos,
+                  "the class '" + std::string(what) + "' (dataclasses and classes are tier 2)");
+    case EK::value: {
+      if (e.value.known()) {
+        return Val::of_py(e.value);
+      }
       Val v = binding_expr();
-      if (v.kind != Val::Kind::py || v.py.known()) {
-        return v;
+      if (v.kind == Val::Kind::py && !v.py.known()) {
+        fail(pos, "QD206",
+             "the value of '" + std::string(what) + "' is not known at compile time: " + e.value.s);
       }
-      (void)p;
-      fail(pos, "QD206", "the module-level value '" + std::string(what) + "' cannot be evaluated");
+      return v;
     }
-    std::string path = api_path(e.path);
-    bool ok = false;
-    Val c = api_constant(path, pos, &ok);
-    if (ok) {
-      return c;
+    case EK::instance:
+      unsupported(pos, "the object '" + std::string(what) + "' (data_oriented objects are tier 2)");
+    case EK::field: unsupported(pos, "qd.field '" + std::string(what) + "' (fields are tier 3)");
+    case EK::ndarray:
+      fail(pos, "QD206",
+           "the ndarray '" + std::string(what) +
+               "' is captured from module scope: pass it as a kernel parameter");
+    case EK::builtin: {
+      Val v;
+      v.kind = Val::Kind::builtin;
+      v.path = e.path.empty() ? std::string(what) : e.path;
+      return v;
     }
-    if (path.empty()) {
-      return Val::of_api("");
-    }
-    return Val::of_api(path);
-  }
-  case EK::def: {
-    Val v;
-    v.kind = Val::Kind::func;
-    v.def = e.def;
-    return v;
-  }
-  case EK::class_:
-    unsupported(pos, "the class '" + std::string(what) + "' (dataclasses and classes are tier 2)");
-  case EK::value: {
-    if (e.value.known()) {
-      return Val::of_py(e.value);
-    }
-    Val v = binding_expr();
-    if (v.kind == Val::Kind::py && !v.py.known()) {
-      fail(pos, "QD206", "the value of '" + std::string(what) +
-                             "' is not known at compile time: " + e.value.s);
-    }
-    return v;
-  }
-  case EK::instance:
-    unsupported(pos, "the object '" + std::string(what) + "' (data_oriented objects are tier 2)");
-  case EK::field: unsupported(pos, "qd.field '" + std::string(what) + "' (fields are tier 3)");
-  case EK::ndarray:
-    fail(pos, "QD206", "the ndarray '" + std::string(what) +
-                           "' is captured from module scope: pass it as a kernel parameter");
-  case EK::builtin: {
-    Val v;
-    v.kind = Val::Kind::builtin;
-    v.path = e.path.empty() ? std::string(what) : e.path;
-    return v;
-  }
   }
   fail(pos, "QD206", "'" + std::string(what) + "' cannot be resolved");
 }
 
 Val Lowerer::member(const Val& base, std::string_view attr, const ast::Pos& pos) {
   switch (base.kind) {
-  case Val::Kind::module: {
-    sema::Entity m;
-    m.kind = sema::Entity::Kind::module;
-    m.module = base.module;
-    m.path = m_in.program->modules[base.module].name;
-    return from_entity(sema::member_of(*m_in.program, m, attr), pos, attr);
-  }
-  case Val::Kind::api: {
-    std::string path = base.path.empty() ? std::string(attr) : base.path + "." + std::string(attr);
-    bool ok = false;
-    Val c = api_constant(path, pos, &ok);
-    if (ok) {
-      return c;
+    case Val::Kind::module: {
+      sema::Entity m;
+      m.kind = sema::Entity::Kind::module;
+      m.module = base.module;
+      m.path = m_in.program->modules[base.module].name;
+      return from_entity(sema::member_of(*m_in.program, m, attr), pos, attr);
     }
-    return Val::of_api(path);
-  }
-  case Val::Kind::array: {
-    if (attr == "shape") {
-      Val v;
-      v.kind = Val::Kind::shape;
-      v.param = base.param;
-      return v;
+    case Val::Kind::api: {
+      std::string path =
+          base.path.empty() ? std::string(attr) : base.path + "." + std::string(attr);
+      bool ok = false;
+      Val c = api_constant(path, pos, &ok);
+      if (ok) {
+        return c;
+      }
+      return Val::of_api(path);
     }
-    if (attr == "ndim") {
-      return Val::of_int(m_kernel->params[base.param].ndim);
+    case Val::Kind::array: {
+      if (attr == "shape") {
+        Val v;
+        v.kind = Val::Kind::shape;
+        v.param = base.param;
+        return v;
+      }
+      if (attr == "ndim") {
+        return Val::of_int(m_kernel->params[base.param].ndim);
+      }
+      if (attr == "dtype") {
+        return Val::of_dtype(m_kernel->params[base.param].dtype);
+      }
+      unsupported(pos, "the ndarray attribute '" + std::string(attr) + "'");
     }
-    if (attr == "dtype") {
-      return Val::of_dtype(m_kernel->params[base.param].dtype);
+    case Val::Kind::tensor: {
+      bool ok = false;
+      Val v = swizzle(base, attr, pos, &ok);
+      if (ok) {
+        return v;
+      }
+      if (attr == "n") {
+        return Val::of_int(base.rows);
+      }
+      if (attr == "m") {
+        return Val::of_int(base.cols == 0 ? 1 : base.cols);
+      }
+      Val m;
+      m.kind = Val::Kind::method;
+      m.items.push_back(base);
+      m.path = std::string(attr);
+      return m;
     }
-    unsupported(pos, "the ndarray attribute '" + std::string(attr) + "'");
-  }
-  case Val::Kind::tensor: {
-    bool ok = false;
-    Val v = swizzle(base, attr, pos, &ok);
-    if (ok) {
-      return v;
+    case Val::Kind::tensor_type: {
+      if (attr == "n") {
+        return Val::of_int(base.rows);
+      }
+      if (attr == "m") {
+        return Val::of_int(base.cols == 0 ? 1 : base.cols);
+      }
+      break;
     }
-    if (attr == "n") {
-      return Val::of_int(base.rows);
-    }
-    if (attr == "m") {
-      return Val::of_int(base.cols == 0 ? 1 : base.cols);
-    }
-    Val m;
-    m.kind = Val::Kind::method;
-    m.items.push_back(base);
-    m.path = std::string(attr);
-    return m;
-  }
-  case Val::Kind::tensor_type: {
-    if (attr == "n") {
-      return Val::of_int(base.rows);
-    }
-    if (attr == "m") {
-      return Val::of_int(base.cols == 0 ? 1 : base.cols);
-    }
-    break;
-  }
-  default: break;
+    default: break;
   }
   unsupported(pos, "the attribute '" + std::string(attr) + "' of " + base.describe());
 }

@@ -170,69 +170,71 @@ void Lowerer::declare_params() {
     b->immutable = true;
     b->what = "kernel argument";
     switch (sp.type.kind) {
-    case PK::primitive: {
-      std::vector<int32_t> shape;
-      if (!parse_dtype_text(sp.type.dtype, m_default_ip, m_default_fp, p.dtype, shape)) {
-        unsupported(pos, "the parameter type '" + sp.type.text + "'");
-      }
-      p.kind = Param::Kind::scalar;
-      p.slot = slot++;
-      m_kernel->params.push_back(p);
-      b->kind = Binding::Kind::value;
-      b->value = Val::of_scalar(m_kernel->arg(static_cast<int32_t>(k)));
-      break;
-    }
-    case PK::ndarray: {
-      std::string dts = sp.type.dtype;
-      int32_t ndim = sp.type.ndim;
-      const sema::ConfigValue* v = nullptr;
-      if (m_in.instance != nullptr) {
-        auto it = m_in.instance->find(sp.name);
-        v = it == m_in.instance->end() ? nullptr : &it->second;
-      }
-      if (v != nullptr && v->is_table) {
-        auto dt = v->table.find("dtype");
-        if (dts.empty() && dt != v->table.end() && dt->second.scalar.kind == sema::Value::Kind::string) {
-          dts = dt->second.scalar.s;
+      case PK::primitive: {
+        std::vector<int32_t> shape;
+        if (!parse_dtype_text(sp.type.dtype, m_default_ip, m_default_fp, p.dtype, shape)) {
+          unsupported(pos, "the parameter type '" + sp.type.text + "'");
         }
-        auto nd = v->table.find("ndim");
-        if (ndim < 0 && nd != v->table.end() && nd->second.scalar.kind == sema::Value::Kind::integer) {
-          ndim = static_cast<int32_t>(nd->second.scalar.i);
+        p.kind = Param::Kind::scalar;
+        p.slot = slot++;
+        m_kernel->params.push_back(p);
+        b->kind = Binding::Kind::value;
+        b->value = Val::of_scalar(m_kernel->arg(static_cast<int32_t>(k)));
+        break;
+      }
+      case PK::ndarray: {
+        std::string dts = sp.type.dtype;
+        int32_t ndim = sp.type.ndim;
+        const sema::ConfigValue* v = nullptr;
+        if (m_in.instance != nullptr) {
+          auto it = m_in.instance->find(sp.name);
+          v = it == m_in.instance->end() ? nullptr : &it->second;
         }
+        if (v != nullptr && v->is_table) {
+          auto dt = v->table.find("dtype");
+          if (dts.empty() && dt != v->table.end() &&
+              dt->second.scalar.kind == sema::Value::Kind::string) {
+            dts = dt->second.scalar.s;
+          }
+          auto nd = v->table.find("ndim");
+          if (ndim < 0 && nd != v->table.end() &&
+              nd->second.scalar.kind == sema::Value::Kind::integer) {
+            ndim = static_cast<int32_t>(nd->second.scalar.i);
+          }
+        }
+        if (dts.empty() || ndim < 0) {
+          fail(pos, "QD207",
+               "ndarray parameter '" + sp.name + "' needs its dtype and ndim from an instance");
+        }
+        if (sp.type.options.find("clamp") != std::string::npos) {
+          unsupported(pos, "boundary='clamp'");
+        }
+        if (sp.type.options.find("needs_grad=True") != std::string::npos) {
+          unsupported(pos, "needs_grad=True (autodiff)");
+        }
+        if (!parse_dtype_text(dts, m_default_ip, m_default_fp, p.dtype, p.element_shape)) {
+          unsupported(pos, "the ndarray dtype '" + dts + "'");
+        }
+        if (ndim < 1 || ndim > static_cast<int32_t>(QDRT_MAX_NDIM)) {
+          unsupported(pos, "an ndarray with ndim " + std::to_string(ndim));
+        }
+        p.kind = Param::Kind::ndarray;
+        p.ndim = ndim;
+        p.slot = slot++;
+        m_kernel->params.push_back(p);
+        b->kind = Binding::Kind::value;
+        b->value.kind = Val::Kind::array;
+        b->value.param = static_cast<int32_t>(k);
+        break;
       }
-      if (dts.empty() || ndim < 0) {
-        fail(pos, "QD207", "ndarray parameter '" + sp.name + "' needs its dtype and ndim from an instance");
+      case PK::template_: {
+        p.kind = Param::Kind::template_;
+        m_kernel->params.push_back(p);
+        b->kind = Binding::Kind::value;
+        b->value = template_value(sp, pos);
+        break;
       }
-      if (sp.type.options.find("clamp") != std::string::npos) {
-        unsupported(pos, "boundary='clamp'");
-      }
-      if (sp.type.options.find("needs_grad=True") != std::string::npos) {
-        unsupported(pos, "needs_grad=True (autodiff)");
-      }
-      if (!parse_dtype_text(dts, m_default_ip, m_default_fp, p.dtype, p.element_shape)) {
-        unsupported(pos, "the ndarray dtype '" + dts + "'");
-      }
-      if (ndim < 1 || ndim > static_cast<int32_t>(QDRT_MAX_NDIM)) {
-        unsupported(pos, "an ndarray with ndim " + std::to_string(ndim));
-      }
-      p.kind = Param::Kind::ndarray;
-      p.ndim = ndim;
-      p.slot = slot++;
-      m_kernel->params.push_back(p);
-      b->kind = Binding::Kind::value;
-      b->value.kind = Val::Kind::array;
-      b->value.param = static_cast<int32_t>(k);
-      break;
-    }
-    case PK::template_: {
-      p.kind = Param::Kind::template_;
-      m_kernel->params.push_back(p);
-      b->kind = Binding::Kind::value;
-      b->value = template_value(sp, pos);
-      break;
-    }
-    default:
-      unsupported(pos, "a kernel parameter of type '" + sp.type.text + "'");
+      default: unsupported(pos, "a kernel parameter of type '" + sp.type.text + "'");
     }
     frame().scopes.front().emplace(sp.name, b);
   }

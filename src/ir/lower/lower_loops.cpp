@@ -37,186 +37,186 @@ void Lowerer::lower_for(const ast::For* s) {
   }
   Val it = eval(s->iter);
   switch (it.kind) {
-  case Val::Kind::range:
-    if (it.path == "static") {
-      lower_static_for(s, it);
+    case Val::Kind::range:
+      if (it.path == "static") {
+        lower_static_for(s, it);
+        return;
+      }
+      if (it.items.size() != 2) {
+        fail(s->iter->pos, "QD205",
+             "Range should have 1 or 2 arguments (no step) in a runtime loop");
+      }
+      lower_range_for(s, loop_bound(it.items[0], s->iter->pos),
+                      loop_bound(it.items[1], s->iter->pos));
       return;
-    }
-    if (it.items.size() != 2) {
-      fail(s->iter->pos, "QD205", "Range should have 1 or 2 arguments (no step) in a runtime loop");
-    }
-    lower_range_for(s, loop_bound(it.items[0], s->iter->pos), loop_bound(it.items[1], s->iter->pos));
-    return;
-  case Val::Kind::ndrange:
-    if (it.path == "static") {
-      lower_static_for(s, it);
+    case Val::Kind::ndrange:
+      if (it.path == "static") {
+        lower_static_for(s, it);
+        return;
+      }
+      lower_ndrange_for(s, it, false);
       return;
+    case Val::Kind::grouped: {
+      const Val& inner = it.items[0];
+      if (it.path == "static" || inner.path == "static") {
+        lower_static_for(s, it);
+        return;
+      }
+      if (inner.kind == Val::Kind::ndrange) {
+        lower_ndrange_for(s, inner, true);
+        return;
+      }
+      if (inner.kind == Val::Kind::array) {
+        Val nd;
+        nd.kind = Val::Kind::ndrange;
+        for (int32_t k = 0; k < m_kernel->params[inner.param].ndim; ++k) {
+          nd.items.push_back(
+              Val::of_tuple({Val::of_int(0), Val::of_scalar(m_kernel->shape(inner.param, k))}));
+        }
+        lower_ndrange_for(s, nd, true);
+        return;
+      }
+      type_error(s->iter->pos, "qd.grouped() takes qd.ndrange(...) or an ndarray");
     }
-    lower_ndrange_for(s, it, false);
-    return;
-  case Val::Kind::grouped: {
-    const Val& inner = it.items[0];
-    if (it.path == "static" || inner.path == "static") {
-      lower_static_for(s, it);
-      return;
-    }
-    if (inner.kind == Val::Kind::ndrange) {
-      lower_ndrange_for(s, inner, true);
-      return;
-    }
-    if (inner.kind == Val::Kind::array) {
+    case Val::Kind::array: {
+      // A struct-for over an ndarray: every index of its shape.
       Val nd;
       nd.kind = Val::Kind::ndrange;
-      for (int32_t k = 0; k < m_kernel->params[inner.param].ndim; ++k) {
-        nd.items.push_back(Val::of_tuple(
-            {Val::of_int(0), Val::of_scalar(m_kernel->shape(inner.param, k))}));
+      for (int32_t k = 0; k < m_kernel->params[it.param].ndim; ++k) {
+        nd.items.push_back(
+            Val::of_tuple({Val::of_int(0), Val::of_scalar(m_kernel->shape(it.param, k))}));
       }
-      lower_ndrange_for(s, nd, true);
+      lower_ndrange_for(s, nd, false);
       return;
     }
-    type_error(s->iter->pos, "qd.grouped() takes qd.ndrange(...) or an ndarray");
-  }
-  case Val::Kind::array: {
-    // A struct-for over an ndarray: every index of its shape.
-    Val nd;
-    nd.kind = Val::Kind::ndrange;
-    for (int32_t k = 0; k < m_kernel->params[it.param].ndim; ++k) {
-      nd.items.push_back(
-          Val::of_tuple({Val::of_int(0), Val::of_scalar(m_kernel->shape(it.param, k))}));
-    }
-    lower_ndrange_for(s, nd, false);
-    return;
-  }
-  case Val::Kind::tuple:
-  case Val::Kind::enumerate_:
-  case Val::Kind::zip_:
-  case Val::Kind::tensor:
-    lower_static_for(s, it);
-    return;
-  case Val::Kind::py:
-    if (it.py.kind == sema::Value::Kind::tuple) {
-      lower_static_for(s, it);
-      return;
-    }
-    [[fallthrough]];
-  default:
-    unsupported(s->iter->pos, "iterating over " + it.describe() +
-                                  " (use range, qd.ndrange, qd.grouped or qd.static(...))");
+    case Val::Kind::tuple:
+    case Val::Kind::enumerate_:
+    case Val::Kind::zip_:
+    case Val::Kind::tensor: lower_static_for(s, it); return;
+    case Val::Kind::py:
+      if (it.py.kind == sema::Value::Kind::tuple) {
+        lower_static_for(s, it);
+        return;
+      }
+      [[fallthrough]];
+    default:
+      unsupported(s->iter->pos, "iterating over " + it.describe() +
+                                    " (use range, qd.ndrange, qd.grouped or qd.static(...))");
   }
 }
 
 std::vector<Val> Lowerer::static_items(const Val& it, const ast::Pos& pos) {
   std::vector<Val> out;
   switch (it.kind) {
-  case Val::Kind::range: {
-    int64_t b = static_int(it.items[0], pos, "a qd.static range bound");
-    int64_t e = static_int(it.items[1], pos, "a qd.static range bound");
-    int64_t step = it.items.size() > 2 ? static_int(it.items[2], pos, "a range step") : 1;
-    if (step == 0) {
-      fail(pos, "QD206", "range() step must not be zero");
-    }
-    for (int64_t i = b; step > 0 ? i < e : i > e; i += step) {
-      out.push_back(Val::of_int(i));
-    }
-    return out;
-  }
-  case Val::Kind::ndrange:
-  case Val::Kind::grouped: {
-    bool grouped = it.kind == Val::Kind::grouped;
-    const Val& nd = grouped ? it.items[0] : it;
-    if (nd.kind != Val::Kind::ndrange) {
-      type_error(pos, "qd.static(qd.grouped(...)) needs qd.ndrange(...) with constant bounds");
-    }
-    std::vector<std::pair<int64_t, int64_t>> dims;
-    for (const Val& d : nd.items) {
-      int64_t b = static_int(d.items[0], pos, "a qd.static ndrange bound");
-      int64_t e = static_int(d.items[1], pos, "a qd.static ndrange bound");
-      dims.emplace_back(b, std::max(b, e));
-    }
-    std::vector<int64_t> cur;
-    for (auto& d : dims) {
-      cur.push_back(d.first);
-    }
-    bool empty = false;
-    for (auto& d : dims) {
-      empty = empty || d.first >= d.second;
-    }
-    while (!empty) {
-      std::vector<Val> items;
-      std::vector<const Expr*> elems;
-      for (int64_t v : cur) {
-        items.push_back(Val::of_int(v));
-        elems.push_back(m_kernel->constant_int(DType::i32, v));
+    case Val::Kind::range: {
+      int64_t b = static_int(it.items[0], pos, "a qd.static range bound");
+      int64_t e = static_int(it.items[1], pos, "a qd.static range bound");
+      int64_t step = it.items.size() > 2 ? static_int(it.items[2], pos, "a range step") : 1;
+      if (step == 0) {
+        fail(pos, "QD206", "range() step must not be zero");
       }
-      if (grouped) {
-        out.push_back(Val::of_tensor(elems, static_cast<int32_t>(elems.size()), 0, DType::i32));
-      } else {
-        out.push_back(items.size() == 1 ? items[0] : Val::of_tuple(items));
+      for (int64_t i = b; step > 0 ? i < e : i > e; i += step) {
+        out.push_back(Val::of_int(i));
       }
-      size_t k = dims.size();
-      while (k > 0) {
-        --k;
-        if (++cur[k] < dims[k].second) {
+      return out;
+    }
+    case Val::Kind::ndrange:
+    case Val::Kind::grouped: {
+      bool grouped = it.kind == Val::Kind::grouped;
+      const Val& nd = grouped ? it.items[0] : it;
+      if (nd.kind != Val::Kind::ndrange) {
+        type_error(pos, "qd.static(qd.grouped(...)) needs qd.ndrange(...) with constant bounds");
+      }
+      std::vector<std::pair<int64_t, int64_t>> dims;
+      for (const Val& d : nd.items) {
+        int64_t b = static_int(d.items[0], pos, "a qd.static ndrange bound");
+        int64_t e = static_int(d.items[1], pos, "a qd.static ndrange bound");
+        dims.emplace_back(b, std::max(b, e));
+      }
+      std::vector<int64_t> cur;
+      for (auto& d : dims) {
+        cur.push_back(d.first);
+      }
+      bool empty = false;
+      for (auto& d : dims) {
+        empty = empty || d.first >= d.second;
+      }
+      while (!empty) {
+        std::vector<Val> items;
+        std::vector<const Expr*> elems;
+        for (int64_t v : cur) {
+          items.push_back(Val::of_int(v));
+          elems.push_back(m_kernel->constant_int(DType::i32, v));
+        }
+        if (grouped) {
+          out.push_back(Val::of_tensor(elems, static_cast<int32_t>(elems.size()), 0, DType::i32));
+        } else {
+          out.push_back(items.size() == 1 ? items[0] : Val::of_tuple(items));
+        }
+        size_t k = dims.size();
+        while (k > 0) {
+          --k;
+          if (++cur[k] < dims[k].second) {
+            break;
+          }
+          cur[k] = dims[k].first;
+          if (k == 0) {
+            empty = true;
+          }
+        }
+        if (dims.empty()) {
           break;
         }
-        cur[k] = dims[k].first;
-        if (k == 0) {
-          empty = true;
+      }
+      return out;
+    }
+    case Val::Kind::tuple: return it.items;
+    case Val::Kind::py:
+      if (it.py.kind == sema::Value::Kind::tuple) {
+        for (const sema::Value& v : it.py.items) {
+          out.push_back(Val::of_py(v));
         }
+        return out;
       }
-      if (dims.empty()) {
-        break;
+      break;
+    case Val::Kind::tensor:
+      if (it.cols == 0) {
+        for (const Expr* e : it.elems) {
+          out.push_back(Val::of_scalar(e));
+        }
+        return out;
       }
-    }
-    return out;
-  }
-  case Val::Kind::tuple: return it.items;
-  case Val::Kind::py:
-    if (it.py.kind == sema::Value::Kind::tuple) {
-      for (const sema::Value& v : it.py.items) {
-        out.push_back(Val::of_py(v));
+      for (int32_t r = 0; r < it.rows; ++r) {
+        std::vector<const Expr*> row(it.elems.begin() + r * it.cols,
+                                     it.elems.begin() + (r + 1) * it.cols);
+        out.push_back(Val::of_tensor(row, it.cols, 0, it.dtype));
+      }
+      return out;
+    case Val::Kind::enumerate_: {
+      std::vector<Val> inner = static_items(it.items[0], pos);
+      int64_t start = it.items.size() > 1 ? static_int(it.items[1], pos, "enumerate start") : 0;
+      for (size_t k = 0; k < inner.size(); ++k) {
+        out.push_back(Val::of_tuple({Val::of_int(start + static_cast<int64_t>(k)), inner[k]}));
       }
       return out;
     }
-    break;
-  case Val::Kind::tensor:
-    if (it.cols == 0) {
-      for (const Expr* e : it.elems) {
-        out.push_back(Val::of_scalar(e));
+    case Val::Kind::zip_: {
+      std::vector<std::vector<Val>> lists;
+      size_t n = SIZE_MAX;
+      for (const Val& x : it.items) {
+        lists.push_back(static_items(x, pos));
+        n = std::min(n, lists.back().size());
+      }
+      for (size_t k = 0; k < n && !lists.empty(); ++k) {
+        std::vector<Val> t;
+        for (auto& l : lists) {
+          t.push_back(l[k]);
+        }
+        out.push_back(Val::of_tuple(std::move(t)));
       }
       return out;
     }
-    for (int32_t r = 0; r < it.rows; ++r) {
-      std::vector<const Expr*> row(it.elems.begin() + r * it.cols,
-                                   it.elems.begin() + (r + 1) * it.cols);
-      out.push_back(Val::of_tensor(row, it.cols, 0, it.dtype));
-    }
-    return out;
-  case Val::Kind::enumerate_: {
-    std::vector<Val> inner = static_items(it.items[0], pos);
-    int64_t start = it.items.size() > 1 ? static_int(it.items[1], pos, "enumerate start") : 0;
-    for (size_t k = 0; k < inner.size(); ++k) {
-      out.push_back(Val::of_tuple({Val::of_int(start + static_cast<int64_t>(k)), inner[k]}));
-    }
-    return out;
-  }
-  case Val::Kind::zip_: {
-    std::vector<std::vector<Val>> lists;
-    size_t n = SIZE_MAX;
-    for (const Val& x : it.items) {
-      lists.push_back(static_items(x, pos));
-      n = std::min(n, lists.back().size());
-    }
-    for (size_t k = 0; k < n && !lists.empty(); ++k) {
-      std::vector<Val> t;
-      for (auto& l : lists) {
-        t.push_back(l[k]);
-      }
-      out.push_back(Val::of_tuple(std::move(t)));
-    }
-    return out;
-  }
-  default: break;
+    default: break;
   }
   fail(pos, "QD206", "cannot iterate over " + it.describe() + " at compile time");
 }
@@ -248,8 +248,9 @@ void Lowerer::lower_static_for(const ast::For* s, const Val& iterable) {
     }
     std::vector<Val> parts = static_items(v, t->pos);
     if (parts.size() != elts->size) {
-      fail(t->pos, "QD206", "cannot unpack " + std::to_string(parts.size()) + " values into " +
-                                std::to_string(elts->size) + " loop targets");
+      fail(t->pos, "QD206",
+           "cannot unpack " + std::to_string(parts.size()) + " values into " +
+               std::to_string(elts->size) + " loop targets");
     }
     for (size_t k = 0; k < parts.size(); ++k) {
       bind((*elts)[k], parts[k]);
@@ -284,8 +285,9 @@ void Lowerer::lower_range_for(const ast::For* s, const Expr* begin, const Expr* 
     }
   }
   if (find_local(target->id) != nullptr) {
-    fail(s->target->pos, "QD204", "the loop variable '" + std::string(target->id) +
-                                      "' shadows a variable of an enclosing scope");
+    fail(s->target->pos, "QD204",
+         "the loop variable '" + std::string(target->id) +
+             "' shadows a variable of an enclosing scope");
   }
   Stmt* st = emit(StmtKind::range_for, s->pos);
   st->parallel = parallel;
@@ -296,7 +298,8 @@ void Lowerer::lower_range_for(const ast::For* s, const Expr* begin, const Expr* 
   Block* saved = m_block;
   m_block = &st->body;
   ++frame().runtime_depth;
-  m_loops.push_back(Loop{parallel ? Loop::Kind::parallel : Loop::Kind::serial, 0, m_frames.size() - 1});
+  m_loops.push_back(
+      Loop{parallel ? Loop::Kind::parallel : Loop::Kind::serial, 0, m_frames.size() - 1});
   push_scope();
   auto b = std::make_shared<Binding>();
   b->kind = Binding::Kind::var;
@@ -317,7 +320,8 @@ void Lowerer::lower_ndrange_for(const ast::For* s, const Val& nd, bool grouped) 
   if (grouped) {
     const auto* n = s->target->as<ast::Name>();
     if (n == nullptr) {
-      type_error(s->target->pos, "qd.grouped(...) gives one vector index: use a single loop variable");
+      type_error(s->target->pos,
+                 "qd.grouped(...) gives one vector index: use a single loop variable");
     }
     names.push_back(n);
   } else if (const auto* n = s->target->as<ast::Name>()) {
@@ -333,8 +337,8 @@ void Lowerer::lower_ndrange_for(const ast::For* s, const Val& nd, bool grouped) 
     unsupported(s->target->pos, "this loop target");
   }
   if (!grouped && names.size() != dims) {
-    type_error(s->target->pos, "the loop has " + std::to_string(names.size()) +
-                                   " targets for " + std::to_string(dims) +
+    type_error(s->target->pos, "the loop has " + std::to_string(names.size()) + " targets for " +
+                                   std::to_string(dims) +
                                    " ndrange dimensions (they must be equal)");
   }
   bool parallel = at_root() && !m_pending_serialize;
@@ -353,8 +357,9 @@ void Lowerer::lower_ndrange_for(const ast::For* s, const Val& nd, bool grouped) 
       e = materialize(Val::of_scalar(e), s->pos).expr;
     }
     // end is clamped to max(begin, end).
-    const Expr* extent = k.binary(BinOp::sub, DType::i64, k.cast(DType::i64, k.binary(BinOp::max, DType::i32, b, e)),
-                                  k.cast(DType::i64, b));
+    const Expr* extent =
+        k.binary(BinOp::sub, DType::i64, k.cast(DType::i64, k.binary(BinOp::max, DType::i32, b, e)),
+                 k.cast(DType::i64, b));
     begins.push_back(b);
     extents.push_back(extent);
     total = total->kind == ExprKind::constant && total->ival == 1
@@ -363,8 +368,9 @@ void Lowerer::lower_ndrange_for(const ast::For* s, const Val& nd, bool grouped) 
   }
   for (const ast::Name* n : names) {
     if (find_local(n->id) != nullptr) {
-      fail(n->pos, "QD204", "the loop variable '" + std::string(n->id) +
-                                "' shadows a variable of an enclosing scope");
+      fail(n->pos, "QD204",
+           "the loop variable '" + std::string(n->id) +
+               "' shadows a variable of an enclosing scope");
     }
   }
   Stmt* st = emit(StmtKind::range_for, s->pos);
@@ -376,7 +382,8 @@ void Lowerer::lower_ndrange_for(const ast::For* s, const Val& nd, bool grouped) 
   Block* saved = m_block;
   m_block = &st->body;
   ++frame().runtime_depth;
-  m_loops.push_back(Loop{parallel ? Loop::Kind::parallel : Loop::Kind::serial, 0, m_frames.size() - 1});
+  m_loops.push_back(
+      Loop{parallel ? Loop::Kind::parallel : Loop::Kind::serial, 0, m_frames.size() - 1});
   push_scope();
   // Decompose the flat index, last dimension fastest.
   std::vector<int32_t> index_vars(dims, -1);
@@ -385,8 +392,8 @@ void Lowerer::lower_ndrange_for(const ast::For* s, const Val& nd, bool grouped) 
     const Expr* within = d == 0 ? rest : k.binary(BinOp::raw_mod, DType::i64, rest, extents[d]);
     const Expr* value =
         k.cast(DType::i32, k.binary(BinOp::add, DType::i64, k.cast(DType::i64, begins[d]), within));
-    std::string name = grouped ? std::string(names[0]->id) + "_" + std::to_string(d)
-                               : std::string(names[d]->id);
+    std::string name =
+        grouped ? std::string(names[0]->id) + "_" + std::to_string(d) : std::string(names[d]->id);
     index_vars[d] = k.new_var(name, DType::i32);
     Stmt* a = emit(StmtKind::assign, s->pos);
     a->decl = true;
@@ -462,8 +469,8 @@ void Lowerer::lower_break_continue(const ast::Stmt* s, bool is_break) {
   const Loop& l = m_loops.back();
   if (l.kind == Loop::Kind::static_) {
     if (frame().runtime_depth != l.runtime_depth) {
-      fail(s->pos, "QD205", std::string("'") + word +
-                                "' in a qd.static for loop cannot be inside a non-static if");
+      fail(s->pos, "QD205",
+           std::string("'") + word + "' in a qd.static for loop cannot be inside a non-static if");
     }
     m_jump = is_break ? Jump::break_ : Jump::continue_;
     return;

@@ -7,23 +7,23 @@ namespace {
 
 const char* stmt_name(ast::StmtKind k) {
   switch (k) {
-  case ast::StmtKind::FunctionDef:
-  case ast::StmtKind::AsyncFunctionDef: return "a nested def";
-  case ast::StmtKind::ClassDef: return "a class definition";
-  case ast::StmtKind::Delete: return "del";
-  case ast::StmtKind::TypeAlias: return "a type alias";
-  case ast::StmtKind::AsyncFor: return "async for";
-  case ast::StmtKind::With:
-  case ast::StmtKind::AsyncWith: return "with";
-  case ast::StmtKind::Match: return "match";
-  case ast::StmtKind::Raise: return "raise";
-  case ast::StmtKind::Try:
-  case ast::StmtKind::TryStar: return "try";
-  case ast::StmtKind::Import:
-  case ast::StmtKind::ImportFrom: return "import";
-  case ast::StmtKind::Global: return "global";
-  case ast::StmtKind::Nonlocal: return "nonlocal";
-  default: return "this statement";
+    case ast::StmtKind::FunctionDef:
+    case ast::StmtKind::AsyncFunctionDef: return "a nested def";
+    case ast::StmtKind::ClassDef: return "a class definition";
+    case ast::StmtKind::Delete: return "del";
+    case ast::StmtKind::TypeAlias: return "a type alias";
+    case ast::StmtKind::AsyncFor: return "async for";
+    case ast::StmtKind::With:
+    case ast::StmtKind::AsyncWith: return "with";
+    case ast::StmtKind::Match: return "match";
+    case ast::StmtKind::Raise: return "raise";
+    case ast::StmtKind::Try:
+    case ast::StmtKind::TryStar: return "try";
+    case ast::StmtKind::Import:
+    case ast::StmtKind::ImportFrom: return "import";
+    case ast::StmtKind::Global: return "global";
+    case ast::StmtKind::Nonlocal: return "nonlocal";
+    default: return "this statement";
   }
 }
 
@@ -48,23 +48,23 @@ void Lowerer::lower_stmts(const ast::Seq<ast::Stmt*>& body) {
 
 void Lowerer::lower_stmt(const ast::Stmt* s) {
   switch (s->tag) {
-  case ast::StmtKind::Assign: lower_assign(s->as<ast::Assign>()); return;
-  case ast::StmtKind::AnnAssign: lower_ann_assign(s->as<ast::AnnAssign>()); return;
-  case ast::StmtKind::AugAssign: lower_aug_assign(s->as<ast::AugAssign>()); return;
-  case ast::StmtKind::If: lower_if(s->as<ast::If>()); return;
-  case ast::StmtKind::For: lower_for(s->as<ast::For>()); return;
-  case ast::StmtKind::While: lower_while(s->as<ast::While>()); return;
-  case ast::StmtKind::Return: lower_return(s->as<ast::Return>()); return;
-  case ast::StmtKind::ExprStmt: lower_expr_stmt(s->as<ast::ExprStmt>()); return;
-  case ast::StmtKind::Pass: return;
-  case ast::StmtKind::Break: lower_break_continue(s, true); return;
-  case ast::StmtKind::Continue: lower_break_continue(s, false); return;
-  case ast::StmtKind::Assert:
-    if (m_in.config->debug) {
-      unsupported(s->pos, "assert with debug=true");
-    }
-    return;  // checked only in debug mode (kernel-language.md §1.1)
-  default: unsupported(s->pos, stmt_name(s->tag));
+    case ast::StmtKind::Assign: lower_assign(s->as<ast::Assign>()); return;
+    case ast::StmtKind::AnnAssign: lower_ann_assign(s->as<ast::AnnAssign>()); return;
+    case ast::StmtKind::AugAssign: lower_aug_assign(s->as<ast::AugAssign>()); return;
+    case ast::StmtKind::If: lower_if(s->as<ast::If>()); return;
+    case ast::StmtKind::For: lower_for(s->as<ast::For>()); return;
+    case ast::StmtKind::While: lower_while(s->as<ast::While>()); return;
+    case ast::StmtKind::Return: lower_return(s->as<ast::Return>()); return;
+    case ast::StmtKind::ExprStmt: lower_expr_stmt(s->as<ast::ExprStmt>()); return;
+    case ast::StmtKind::Pass: return;
+    case ast::StmtKind::Break: lower_break_continue(s, true); return;
+    case ast::StmtKind::Continue: lower_break_continue(s, false); return;
+    case ast::StmtKind::Assert:
+      if (m_in.config->debug) {
+        unsupported(s->pos, "assert with debug=true");
+      }
+      return;  // checked only in debug mode (kernel-language.md §1.1)
+    default: unsupported(s->pos, stmt_name(s->tag));
   }
 }
 
@@ -163,46 +163,47 @@ void Lowerer::assign_name(std::string_view name, const Val& value, const ast::Po
                   : "loop variables are immutable"));
   }
   switch (b->kind) {
-  case Binding::Kind::var: {
-    DType t = m_kernel->vars[b->var].type;
-    if (annotated && *annotated != t) {
-      fail(pos, "QD204",
-           "'" + std::string(name) + "' is already declared as " + name_of(t) +
-               "; it cannot be re-annotated as " + name_of(*annotated));
-    }
-    if (value.kind == Val::Kind::tensor) {
-      type_error(pos, "cannot assign a vector/matrix to the scalar variable '" +
-                          std::string(name) + "'");
-    }
-    Stmt* s = emit(StmtKind::assign, pos);
-    s->var = b->var;
-    s->value = to_typed(value, t, pos);
-    return;
-  }
-  case Binding::Kind::tensor_var: {
-    if (value.kind != Val::Kind::tensor || value.rows != b->rows || value.cols != b->cols) {
-      type_error(pos, "cannot assign " + value.describe() + " to '" + std::string(name) +
-                          "', a " + (b->cols == 0 ? "vector of " + std::to_string(b->rows)
-                                                  : std::to_string(b->rows) + "x" +
-                                                        std::to_string(b->cols) + " matrix") +
-                          " (the shape of a variable is fixed at its first assignment)");
-    }
-    Val copy = materialize(value, pos);  // `v = m @ v` reads v before writing it
-    for (size_t k = 0; k < b->vars.size(); ++k) {
+    case Binding::Kind::var: {
+      DType t = m_kernel->vars[b->var].type;
+      if (annotated && *annotated != t) {
+        fail(pos, "QD204",
+             "'" + std::string(name) + "' is already declared as " + name_of(t) +
+                 "; it cannot be re-annotated as " + name_of(*annotated));
+      }
+      if (value.kind == Val::Kind::tensor) {
+        type_error(pos, "cannot assign a vector/matrix to the scalar variable '" +
+                            std::string(name) + "'");
+      }
       Stmt* s = emit(StmtKind::assign, pos);
-      s->var = b->vars[k];
-      s->value = m_kernel->cast(b->dtype, copy.elems[k]);
+      s->var = b->var;
+      s->value = to_typed(value, t, pos);
+      return;
     }
-    return;
-  }
-  case Binding::Kind::value: {
-    // A name bound to a compile-time value is rebound, in the scope that holds it.
-    Scope saved = frame().scopes.back();
-    BindingRef nb = declare(name, value, pos, annotated);
-    frame().scopes.back() = std::move(saved);
-    *b = *nb;  // every scope and by-reference alias that holds b sees the new value
-    return;
-  }
+    case Binding::Kind::tensor_var: {
+      if (value.kind != Val::Kind::tensor || value.rows != b->rows || value.cols != b->cols) {
+        type_error(pos,
+                   "cannot assign " + value.describe() + " to '" + std::string(name) + "', a " +
+                       (b->cols == 0
+                            ? "vector of " + std::to_string(b->rows)
+                            : std::to_string(b->rows) + "x" + std::to_string(b->cols) + " matrix") +
+                       " (the shape of a variable is fixed at its first assignment)");
+      }
+      Val copy = materialize(value, pos);  // `v = m @ v` reads v before writing it
+      for (size_t k = 0; k < b->vars.size(); ++k) {
+        Stmt* s = emit(StmtKind::assign, pos);
+        s->var = b->vars[k];
+        s->value = m_kernel->cast(b->dtype, copy.elems[k]);
+      }
+      return;
+    }
+    case Binding::Kind::value: {
+      // A name bound to a compile-time value is rebound, in the scope that holds it.
+      Scope saved = frame().scopes.back();
+      BindingRef nb = declare(name, value, pos, annotated);
+      frame().scopes.back() = std::move(saved);
+      *b = *nb;  // every scope and by-reference alias that holds b sees the new value
+      return;
+    }
   }
 }
 
@@ -304,12 +305,12 @@ void Lowerer::lower_aug_assign(const ast::AugAssign* s) {
   AtomicOp op{};
   bool is_atomic = true;
   switch (s->op) {
-  case ast::Operator::Add: op = AtomicOp::add; break;
-  case ast::Operator::Sub: op = AtomicOp::sub; break;
-  case ast::Operator::BitAnd: op = AtomicOp::bit_and; break;
-  case ast::Operator::BitOr: op = AtomicOp::bit_or; break;
-  case ast::Operator::BitXor: op = AtomicOp::bit_xor; break;
-  default: is_atomic = false;
+    case ast::Operator::Add: op = AtomicOp::add; break;
+    case ast::Operator::Sub: op = AtomicOp::sub; break;
+    case ast::Operator::BitAnd: op = AtomicOp::bit_and; break;
+    case ast::Operator::BitOr: op = AtomicOp::bit_or; break;
+    case ast::Operator::BitXor: op = AtomicOp::bit_xor; break;
+    default: is_atomic = false;
   }
   if (is_atomic) {
     atomic(op, lv, rhs, s->pos, false);
@@ -407,8 +408,9 @@ Lowerer::LValue Lowerer::lvalue(const ast::Expr* target) {
     if (b == nullptr) {
       Val g = global(frame().module, n->id, n->pos);
       (void)g;
-      fail(n->pos, "QD204", "cannot assign to the global '" + std::string(n->id) +
-                                "' in a kernel (globals are compile-time constants)");
+      fail(n->pos, "QD204",
+           "cannot assign to the global '" + std::string(n->id) +
+               "' in a kernel (globals are compile-time constants)");
     }
     if (b->immutable) {
       fail(n->pos, "QD204",
@@ -503,8 +505,9 @@ Lowerer::LValue Lowerer::lvalue(const ast::Expr* target) {
         type_error(s->pos, "a vector takes one index");
       }
       if (k[0] < 0 || k[0] >= base_lv.rows) {
-        fail(s->pos, "QD206", "index " + std::to_string(k[0]) + " is out of range for a vector of " +
-                                  std::to_string(base_lv.rows));
+        fail(s->pos, "QD206",
+             "index " + std::to_string(k[0]) + " is out of range for a vector of " +
+                 std::to_string(base_lv.rows));
       }
       return base_lv.parts[k[0]];
     }
@@ -558,7 +561,7 @@ Lowerer::LValue Lowerer::lvalue(const ast::Expr* target) {
 }
 
 Lowerer::LValue Lowerer::dynamic_element(const LValue& base, const std::vector<Val>& idx,
-                                          const ast::Pos& pos) {
+                                         const ast::Pos& pos) {
   const Expr* flat = nullptr;
   if (base.cols == 0) {
     if (idx.size() != 1) {
@@ -569,10 +572,11 @@ Lowerer::LValue Lowerer::dynamic_element(const LValue& base, const std::vector<V
     if (idx.size() != 2) {
       unsupported(pos, "a runtime row index into a matrix (index both dimensions)");
     }
-    flat = m_kernel->binary(BinOp::add, DType::i32,
-                            m_kernel->binary(BinOp::mul, DType::i32, to_typed(idx[0], DType::i32, pos),
-                                             m_kernel->constant_int(DType::i32, base.cols)),
-                            to_typed(idx[1], DType::i32, pos));
+    flat =
+        m_kernel->binary(BinOp::add, DType::i32,
+                         m_kernel->binary(BinOp::mul, DType::i32, to_typed(idx[0], DType::i32, pos),
+                                          m_kernel->constant_int(DType::i32, base.cols)),
+                         to_typed(idx[1], DType::i32, pos));
   }
   LValue lv;
   lv.kind = LValue::Kind::dynamic;
@@ -584,74 +588,75 @@ Lowerer::LValue Lowerer::dynamic_element(const LValue& base, const std::vector<V
 
 Val Lowerer::read(const LValue& lv) {
   switch (lv.kind) {
-  case LValue::Kind::dynamic: {
-    const Expr* sel = read(lv.parts.back()).expr;
-    for (size_t i = lv.parts.size() - 1; i-- > 0;) {
-      const Expr* hit = m_kernel->binary(BinOp::eq, DType::u1, lv.index,
-                                         m_kernel->constant_int(DType::i32, static_cast<int64_t>(i)));
-      sel = m_kernel->select(hit, read(lv.parts[i]).expr, sel);
+    case LValue::Kind::dynamic: {
+      const Expr* sel = read(lv.parts.back()).expr;
+      for (size_t i = lv.parts.size() - 1; i-- > 0;) {
+        const Expr* hit =
+            m_kernel->binary(BinOp::eq, DType::u1, lv.index,
+                             m_kernel->constant_int(DType::i32, static_cast<int64_t>(i)));
+        sel = m_kernel->select(hit, read(lv.parts[i]).expr, sel);
+      }
+      return Val::of_scalar(sel);
     }
-    return Val::of_scalar(sel);
-  }
-  case LValue::Kind::var: return Val::of_scalar(m_kernel->var_ref(lv.var));
-  case LValue::Kind::element: return Val::of_scalar(m_kernel->load(lv.array, lv.index));
-  case LValue::Kind::tensor: {
-    std::vector<const Expr*> elems;
-    for (const LValue& p : lv.parts) {
-      elems.push_back(read(p).expr);
+    case LValue::Kind::var: return Val::of_scalar(m_kernel->var_ref(lv.var));
+    case LValue::Kind::element: return Val::of_scalar(m_kernel->load(lv.array, lv.index));
+    case LValue::Kind::tensor: {
+      std::vector<const Expr*> elems;
+      for (const LValue& p : lv.parts) {
+        elems.push_back(read(p).expr);
+      }
+      return Val::of_tensor(std::move(elems), lv.rows, lv.cols, lv.type);
     }
-    return Val::of_tensor(std::move(elems), lv.rows, lv.cols, lv.type);
-  }
   }
   return {};
 }
 
 void Lowerer::write(const LValue& lv, const Val& v, const ast::Pos& pos) {
   switch (lv.kind) {
-  case LValue::Kind::dynamic: {
-    const Expr* value = materialize(Val::of_scalar(to_typed(v, lv.type, pos)), pos).expr;
-    Block* saved = m_block;
-    for (size_t i = 0; i < lv.parts.size(); ++i) {
-      Stmt* st = emit(StmtKind::if_, pos);
-      st->cond = m_kernel->binary(BinOp::eq, DType::u1, lv.index,
-                                  m_kernel->constant_int(DType::i32, static_cast<int64_t>(i)));
-      m_block = &st->then_body;
-      write(lv.parts[i], Val::of_scalar(value), pos);
-      m_block = saved;
+    case LValue::Kind::dynamic: {
+      const Expr* value = materialize(Val::of_scalar(to_typed(v, lv.type, pos)), pos).expr;
+      Block* saved = m_block;
+      for (size_t i = 0; i < lv.parts.size(); ++i) {
+        Stmt* st = emit(StmtKind::if_, pos);
+        st->cond = m_kernel->binary(BinOp::eq, DType::u1, lv.index,
+                                    m_kernel->constant_int(DType::i32, static_cast<int64_t>(i)));
+        m_block = &st->then_body;
+        write(lv.parts[i], Val::of_scalar(value), pos);
+        m_block = saved;
+      }
+      return;
     }
-    return;
-  }
-  case LValue::Kind::var: {
-    Stmt* s = emit(StmtKind::assign, pos);
-    s->var = lv.var;
-    s->value = to_typed(v, lv.type, pos);
-    return;
-  }
-  case LValue::Kind::element: {
-    Stmt* s = emit(StmtKind::store, pos);
-    s->array = lv.array;
-    s->index = lv.index;
-    s->value = to_typed(v, lv.type, pos);
-    return;
-  }
-  case LValue::Kind::tensor: {
-    Val t = v;
-    if (t.kind == Val::Kind::tuple) {
-      t = as_tensor(t, pos);
+    case LValue::Kind::var: {
+      Stmt* s = emit(StmtKind::assign, pos);
+      s->var = lv.var;
+      s->value = to_typed(v, lv.type, pos);
+      return;
     }
-    if (t.kind != Val::Kind::tensor || t.size() != static_cast<int32_t>(lv.parts.size()) ||
-        (t.cols != lv.cols && !(t.cols == 0 && lv.cols == 0))) {
-      type_error(pos, "cannot store " + v.describe() + " into a " +
-                          (lv.cols == 0 ? "vector of " + std::to_string(lv.rows)
-                                        : std::to_string(lv.rows) + "x" +
-                                              std::to_string(lv.cols) + " matrix"));
+    case LValue::Kind::element: {
+      Stmt* s = emit(StmtKind::store, pos);
+      s->array = lv.array;
+      s->index = lv.index;
+      s->value = to_typed(v, lv.type, pos);
+      return;
     }
-    t = materialize(t, pos);
-    for (size_t k = 0; k < lv.parts.size(); ++k) {
-      write(lv.parts[k], Val::of_scalar(t.elems[k]), pos);
+    case LValue::Kind::tensor: {
+      Val t = v;
+      if (t.kind == Val::Kind::tuple) {
+        t = as_tensor(t, pos);
+      }
+      if (t.kind != Val::Kind::tensor || t.size() != static_cast<int32_t>(lv.parts.size()) ||
+          (t.cols != lv.cols && !(t.cols == 0 && lv.cols == 0))) {
+        type_error(pos, "cannot store " + v.describe() + " into a " +
+                            (lv.cols == 0 ? "vector of " + std::to_string(lv.rows)
+                                          : std::to_string(lv.rows) + "x" +
+                                                std::to_string(lv.cols) + " matrix"));
+      }
+      t = materialize(t, pos);
+      for (size_t k = 0; k < lv.parts.size(); ++k) {
+        write(lv.parts[k], Val::of_scalar(t.elems[k]), pos);
+      }
+      return;
     }
-    return;
-  }
   }
 }
 
@@ -660,16 +665,16 @@ Val Lowerer::atomic(AtomicOp op, const LValue& lv, const Val& v, const ast::Pos&
   if (lv.kind == LValue::Kind::dynamic) {
     // Thread-private elements: a read-modify-write through the selected element.
     Val old = materialize(read(lv), pos);
-    static const ast::Operator k_ops[] = {ast::Operator::Add,    ast::Operator::Sub,
-                                          ast::Operator::Mult,   ast::Operator::Add,
-                                          ast::Operator::Add,    ast::Operator::BitAnd,
-                                          ast::Operator::BitOr,  ast::Operator::BitXor};
+    static const ast::Operator k_ops[] = {
+        ast::Operator::Add, ast::Operator::Sub,    ast::Operator::Mult,  ast::Operator::Add,
+        ast::Operator::Add, ast::Operator::BitAnd, ast::Operator::BitOr, ast::Operator::BitXor};
     Val updated;
     if (op == AtomicOp::min || op == AtomicOp::max) {
       std::vector<Val> two{old, Val::of_scalar(to_typed(v, lv.type, pos))};
       updated = min_max(op == AtomicOp::max, two, pos);
     } else {
-      updated = binary(k_ops[static_cast<int>(op)], old, Val::of_scalar(to_typed(v, lv.type, pos)), pos);
+      updated =
+          binary(k_ops[static_cast<int>(op)], old, Val::of_scalar(to_typed(v, lv.type, pos)), pos);
     }
     write(lv, updated, pos);
     return old;

@@ -94,10 +94,12 @@ Val Lowerer::as_tensor(const Val& v, const ast::Pos& pos) {
   if (v.kind == Val::Kind::tensor) {
     return v;
   }
-  if (v.kind == Val::Kind::tuple || (v.kind == Val::Kind::py && v.py.kind == sema::Value::Kind::tuple)) {
+  if (v.kind == Val::Kind::tuple ||
+      (v.kind == Val::Kind::py && v.py.kind == sema::Value::Kind::tuple)) {
     std::vector<Val> items = static_items(v, pos);
-    if (!items.empty() && (items[0].kind == Val::Kind::tuple || items[0].kind == Val::Kind::tensor ||
-                           (items[0].kind == Val::Kind::py && items[0].py.kind == sema::Value::Kind::tuple))) {
+    if (!items.empty() &&
+        (items[0].kind == Val::Kind::tuple || items[0].kind == Val::Kind::tensor ||
+         (items[0].kind == Val::Kind::py && items[0].py.kind == sema::Value::Kind::tuple))) {
       return make_matrix(items, std::nullopt, pos);
     }
     return make_vector(items, std::nullopt, pos);
@@ -232,7 +234,8 @@ Val Lowerer::tensor_index(const Val& t, const std::vector<Val>& idx, const ast::
       flat = to_typed(idx[0], DType::i32, pos);
     } else if (idx.size() == 2) {
       flat = m_kernel->binary(BinOp::add, DType::i32,
-                              m_kernel->binary(BinOp::mul, DType::i32, to_typed(idx[0], DType::i32, pos),
+                              m_kernel->binary(BinOp::mul, DType::i32,
+                                               to_typed(idx[0], DType::i32, pos),
                                                m_kernel->constant_int(DType::i32, t.cols)),
                               to_typed(idx[1], DType::i32, pos));
     } else {
@@ -242,8 +245,9 @@ Val Lowerer::tensor_index(const Val& t, const std::vector<Val>& idx, const ast::
       for (int32_t c = 0; c < t.cols; ++c) {
         const Expr* sel = t.elems[(t.rows - 1) * t.cols + c];
         for (int32_t i = t.rows - 1; i-- > 0;) {
-          sel = m_kernel->select(m_kernel->binary(BinOp::eq, DType::u1, r, m_kernel->constant_int(DType::i32, i)),
-                                 t.elems[i * t.cols + c], sel);
+          sel = m_kernel->select(
+              m_kernel->binary(BinOp::eq, DType::u1, r, m_kernel->constant_int(DType::i32, i)),
+              t.elems[i * t.cols + c], sel);
         }
         row.push_back(sel);
       }
@@ -253,7 +257,8 @@ Val Lowerer::tensor_index(const Val& t, const std::vector<Val>& idx, const ast::
     const Expr* sel = t.elems.back();
     for (size_t i = t.elems.size() - 1; i-- > 0;) {
       sel = m_kernel->select(
-          m_kernel->binary(BinOp::eq, DType::u1, flat, m_kernel->constant_int(DType::i32, static_cast<int64_t>(i))),
+          m_kernel->binary(BinOp::eq, DType::u1, flat,
+                           m_kernel->constant_int(DType::i32, static_cast<int64_t>(i))),
           t.elems[i], sel);
     }
     return Val::of_scalar(sel);
@@ -267,7 +272,8 @@ Val Lowerer::tensor_index(const Val& t, const std::vector<Val>& idx, const ast::
       type_error(pos, "a vector takes one index");
     }
     if (k[0] < 0 || k[0] >= t.rows) {
-      fail(pos, "QD206", "index " + std::to_string(k[0]) + " is out of range for a " + shape_text(t));
+      fail(pos, "QD206",
+           "index " + std::to_string(k[0]) + " is out of range for a " + shape_text(t));
     }
     return Val::of_scalar(t.elems[k[0]]);
   }
@@ -275,7 +281,8 @@ Val Lowerer::tensor_index(const Val& t, const std::vector<Val>& idx, const ast::
     if (k[0] < 0 || k[0] >= t.rows) {
       fail(pos, "QD206", "row " + std::to_string(k[0]) + " is out of range for a " + shape_text(t));
     }
-    std::vector<const Expr*> row(t.elems.begin() + k[0] * t.cols, t.elems.begin() + (k[0] + 1) * t.cols);
+    std::vector<const Expr*> row(t.elems.begin() + k[0] * t.cols,
+                                 t.elems.begin() + (k[0] + 1) * t.cols);
     return Val::of_tensor(row, t.cols, 0, t.dtype);
   }
   if (k.size() != 2 || k[0] < 0 || k[0] >= t.rows || k[1] < 0 || k[1] >= t.cols) {
@@ -394,7 +401,9 @@ Val Lowerer::tensor_method(const Val& t, const std::string& name, std::vector<Va
     auto m = [&](int32_t i, int32_t j) {
       return scalar_binary(ast::Operator::Mult, t.elems[i], b.elems[j], pos);
     };
-    auto sub = [&](const Expr* x, const Expr* y) { return scalar_binary(ast::Operator::Sub, x, y, pos); };
+    auto sub = [&](const Expr* x, const Expr* y) {
+      return scalar_binary(ast::Operator::Sub, x, y, pos);
+    };
     if (t.rows == 2) {
       return Val::of_scalar(sub(m(0, 1), m(1, 0)));
     }
@@ -414,7 +423,8 @@ Val Lowerer::tensor_method(const Val& t, const std::string& name, std::vector<Va
       return unary_math(UnOp::rsqrt, binary(ast::Operator::Add, sq, eps, pos), pos, true, false);
     }
     Val n = unary_math(UnOp::sqrt, sq, pos, true, false);
-    Val inv = materialize(binary(ast::Operator::Div, fval(1.0), binary(ast::Operator::Add, n, eps, pos), pos), pos);
+    Val inv = materialize(
+        binary(ast::Operator::Div, fval(1.0), binary(ast::Operator::Add, n, eps, pos), pos), pos);
     return tensor_binary(ast::Operator::Mult, t, inv, pos);
   }
   if (name == "sum") {
@@ -427,7 +437,9 @@ Val Lowerer::tensor_method(const Val& t, const std::string& name, std::vector<Va
     const Expr* acc = nullptr;
     for (const Expr* e : t.elems) {
       const Expr* b = condition(Val::of_scalar(e), pos);
-      acc = acc == nullptr ? b : k.binary(name == "any" ? BinOp::bit_or : BinOp::bit_and, DType::u1, acc, b);
+      acc = acc == nullptr
+                ? b
+                : k.binary(name == "any" ? BinOp::bit_or : BinOp::bit_and, DType::u1, acc, b);
     }
     return Val::of_scalar(acc);
   }
@@ -478,9 +490,15 @@ Val Lowerer::tensor_method(const Val& t, const std::string& name, std::vector<Va
     }
     Val m = materialize(t, pos);
     auto e = [&](int32_t r, int32_t cc) { return m.elems[r * m.cols + cc]; };
-    auto mul = [&](const Expr* x, const Expr* y) { return scalar_binary(ast::Operator::Mult, x, y, pos); };
-    auto sub = [&](const Expr* x, const Expr* y) { return scalar_binary(ast::Operator::Sub, x, y, pos); };
-    auto add = [&](const Expr* x, const Expr* y) { return scalar_binary(ast::Operator::Add, x, y, pos); };
+    auto mul = [&](const Expr* x, const Expr* y) {
+      return scalar_binary(ast::Operator::Mult, x, y, pos);
+    };
+    auto sub = [&](const Expr* x, const Expr* y) {
+      return scalar_binary(ast::Operator::Sub, x, y, pos);
+    };
+    auto add = [&](const Expr* x, const Expr* y) {
+      return scalar_binary(ast::Operator::Add, x, y, pos);
+    };
     int32_t n = t.rows;
     // Cofactor matrix (transposed = adjugate).
     std::vector<const Expr*> cof(n * n);
@@ -490,7 +508,8 @@ Val Lowerer::tensor_method(const Val& t, const std::string& name, std::vector<Va
       cof[0] = k.constant_int(t.dtype, 1);
     } else if (n == 2) {
       det = sub(mul(e(0, 0), e(1, 1)), mul(e(0, 1), e(1, 0)));
-      cof = {e(1, 1), k.unary(UnOp::neg, t.dtype, e(1, 0)), k.unary(UnOp::neg, t.dtype, e(0, 1)), e(0, 0)};
+      cof = {e(1, 1), k.unary(UnOp::neg, t.dtype, e(1, 0)), k.unary(UnOp::neg, t.dtype, e(0, 1)),
+             e(0, 0)};
     } else {
       for (int32_t r = 0; r < 3; ++r) {
         for (int32_t cc = 0; cc < 3; ++cc) {

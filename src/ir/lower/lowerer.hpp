@@ -70,8 +70,8 @@ private:
   DType default_fp() const { return m_default_fp; }
 
   // --- statements (lower_stmt.cpp) ---------------------------------------------------------------
-  void lower_body(const ast::Seq<ast::Stmt*>& body);      // a new scope
-  void lower_stmts(const ast::Seq<ast::Stmt*>& body);     // the current scope
+  void lower_body(const ast::Seq<ast::Stmt*>& body);   // a new scope
+  void lower_stmts(const ast::Seq<ast::Stmt*>& body);  // the current scope
   void lower_stmt(const ast::Stmt* s);
   void lower_assign(const ast::Assign* s);
   void lower_ann_assign(const ast::AnnAssign* s);
@@ -110,7 +110,8 @@ private:
   // qd.atomic_* / augmented assignment: returns the old value(s).
   Val atomic(AtomicOp op, const LValue& lv, const Val& v, const ast::Pos& pos, bool want_old);
 
-  // --- loops (lower_loops.cpp) --------------------------------------------------------------------
+  // --- loops (lower_loops.cpp)
+  // --------------------------------------------------------------------
   void lower_for(const ast::For* s);
   void lower_while(const ast::While* s);
   void lower_static_for(const ast::For* s, const Val& iterable);
@@ -135,16 +136,17 @@ private:
   Val binary(ast::Operator op, const Val& a, const Val& b, const ast::Pos& pos);
   const Expr* scalar_binary(ast::Operator op, const Expr* a, const Expr* b, const ast::Pos& pos);
   const Expr* compare(ast::CmpOperator op, const Expr* a, const Expr* b, const ast::Pos& pos);
-  const Expr* to_scalar(const Val& v, const ast::Pos& pos);      // runtime scalar or py number
+  const Expr* to_scalar(const Val& v, const ast::Pos& pos);          // runtime scalar or py number
   const Expr* to_typed(const Val& v, DType t, const ast::Pos& pos);  // ... cast to t
-  const Expr* condition(const Val& v, const ast::Pos& pos);      // integral -> u1
-  bool static_truth(const Val& v, const ast::Pos& pos);          // a compile-time condition
+  const Expr* condition(const Val& v, const ast::Pos& pos);          // integral -> u1
+  bool static_truth(const Val& v, const ast::Pos& pos);              // a compile-time condition
   const Expr* array_index(int32_t param, const std::vector<Val>& indices, const ast::Pos& pos);
-  Val array_element(int32_t param, const Expr* flat);             // scalar or tensor element
+  Val array_element(int32_t param, const Expr* flat);  // scalar or tensor element
   Val cast_val(const Val& v, DType t, const ast::Pos& pos);
   int64_t static_int(const Val& v, const ast::Pos& pos, const char* what);
 
-  // --- calls (lower_call.cpp) ----------------------------------------------------------------------
+  // --- calls (lower_call.cpp)
+  // ----------------------------------------------------------------------
   Val eval_call(const ast::Call* c);
   Val call_api(const std::string& path, const ast::Call* c, std::vector<Val>& args);
   Val call_builtin(const std::string& name, const ast::Call* c, std::vector<Val>& args);
@@ -158,7 +160,8 @@ private:
   Val cast_to_annotation(const Val& v, const ast::Expr* annotation, int32_t module,
                          const ast::Pos& pos);
 
-  // --- tensors (lower_tensor.cpp) ------------------------------------------------------------------
+  // --- tensors (lower_tensor.cpp)
+  // ------------------------------------------------------------------
   Val make_vector(const std::vector<Val>& items, std::optional<DType> dt, const ast::Pos& pos);
   Val make_matrix(const std::vector<Val>& rows, std::optional<DType> dt, const ast::Pos& pos);
   Val construct_tensor_type(const Val& type, std::vector<Val>& args, const ast::Pos& pos);
@@ -174,7 +177,8 @@ private:
   Val reduce(const Val& t, BinOp op, const ast::Pos& pos);
   Val dot(const Val& a, const Val& b, const ast::Pos& pos);
 
-  // --- globals (lower_globals.cpp) ------------------------------------------------------------------
+  // --- globals (lower_globals.cpp)
+  // ------------------------------------------------------------------
   Val global(int32_t module, std::string_view name, const ast::Pos& pos);
   Val from_entity(const sema::Entity& e, const ast::Pos& pos, std::string_view what);
   Val member(const Val& base, std::string_view attr, const ast::Pos& pos);

@@ -46,34 +46,34 @@ Val Val::of_dtype(DType t) {
 }
 
 bool Val::is_py_number() const {
-  return kind == Kind::py && (py.kind == sema::Value::Kind::integer ||
-                              py.kind == sema::Value::Kind::floating ||
-                              py.kind == sema::Value::Kind::boolean);
+  return kind == Kind::py &&
+         (py.kind == sema::Value::Kind::integer || py.kind == sema::Value::Kind::floating ||
+          py.kind == sema::Value::Kind::boolean);
 }
 
 std::string Val::describe() const {
   switch (kind) {
-  case Kind::py: return "the " + sema::type_name(py) + " " + sema::repr(py);
-  case Kind::tuple: return is_list ? "a list" : "a tuple";
-  case Kind::scalar: return std::string("a runtime ") + name_of(expr->type) + " value";
-  case Kind::tensor:
-    return cols == 0 ? "a vector of " + std::to_string(rows) + " " + name_of(dtype)
-                     : "a " + std::to_string(rows) + "x" + std::to_string(cols) + " " +
-                           name_of(dtype) + " matrix";
-  case Kind::array: return "an ndarray";
-  case Kind::shape: return "an ndarray shape";
-  case Kind::func: return "a function";
-  case Kind::api: return "qd." + path;
-  case Kind::builtin: return "the builtin " + path;
-  case Kind::dtype: return std::string("the type ") + name_of(dtype);
-  case Kind::tensor_type: return "a vector/matrix type";
-  case Kind::module: return "a module";
-  case Kind::range: return "a range";
-  case Kind::ndrange: return "qd.ndrange(...)";
-  case Kind::grouped: return "qd.grouped(...)";
-  case Kind::method: return "the method " + path;
-  case Kind::enumerate_: return "enumerate(...)";
-  case Kind::zip_: return "zip(...)";
+    case Kind::py: return "the " + sema::type_name(py) + " " + sema::repr(py);
+    case Kind::tuple: return is_list ? "a list" : "a tuple";
+    case Kind::scalar: return std::string("a runtime ") + name_of(expr->type) + " value";
+    case Kind::tensor:
+      return cols == 0 ? "a vector of " + std::to_string(rows) + " " + name_of(dtype)
+                       : "a " + std::to_string(rows) + "x" + std::to_string(cols) + " " +
+                             name_of(dtype) + " matrix";
+    case Kind::array: return "an ndarray";
+    case Kind::shape: return "an ndarray shape";
+    case Kind::func: return "a function";
+    case Kind::api: return "qd." + path;
+    case Kind::builtin: return "the builtin " + path;
+    case Kind::dtype: return std::string("the type ") + name_of(dtype);
+    case Kind::tensor_type: return "a vector/matrix type";
+    case Kind::module: return "a module";
+    case Kind::range: return "a range";
+    case Kind::ndrange: return "qd.ndrange(...)";
+    case Kind::grouped: return "qd.grouped(...)";
+    case Kind::method: return "the method " + path;
+    case Kind::enumerate_: return "enumerate(...)";
+    case Kind::zip_: return "zip(...)";
   }
   return "a value";
 }

@@ -15,23 +15,23 @@ namespace qd::ir::lower {
 
 struct Val {
   enum class Kind : uint8_t {
-    py,          // a Python int / float / bool / None / str (`py`)
-    tuple,       // a Python tuple or list (`items`; `is_list`)
-    scalar,      // a runtime scalar (`expr`)
-    tensor,      // a runtime vector (cols == 0) or matrix, row-major `elems`
-    array,       // an ndarray parameter (`param`)
-    shape,       // `arr.shape` (`param`)
-    func,        // a def of the tree (`def`)
-    api,         // a quadrants object by path ("math.sqrt", "types.vector", "f32", "static")
-    builtin,     // a Python builtin (`path`: "range", "len", ...)
-    dtype,       // a scalar type (`dtype`)
-    tensor_type, // qd.types.vector(n, dt) / matrix(n, m, dt) (`rows`, `cols`, `dtype`)
-    module,      // a module of the tree (`module`)
-    range,       // range(start, stop) of compile-time ints (qd.static iteration)
-    ndrange,     // qd.ndrange(...): `items` = per-dim tuples (begin, end)
-    grouped,     // qd.grouped(x): `items[0]`
-    method,      // a bound method: `items[0]` = receiver, `path` = name
-    enumerate_,  // enumerate(x) / zip(...) as static iterables: `items`
+    py,           // a Python int / float / bool / None / str (`py`)
+    tuple,        // a Python tuple or list (`items`; `is_list`)
+    scalar,       // a runtime scalar (`expr`)
+    tensor,       // a runtime vector (cols == 0) or matrix, row-major `elems`
+    array,        // an ndarray parameter (`param`)
+    shape,        // `arr.shape` (`param`)
+    func,         // a def of the tree (`def`)
+    api,          // a quadrants object by path ("math.sqrt", "types.vector", "f32", "static")
+    builtin,      // a Python builtin (`path`: "range", "len", ...)
+    dtype,        // a scalar type (`dtype`)
+    tensor_type,  // qd.types.vector(n, dt) / matrix(n, m, dt) (`rows`, `cols`, `dtype`)
+    module,       // a module of the tree (`module`)
+    range,        // range(start, stop) of compile-time ints (qd.static iteration)
+    ndrange,      // qd.ndrange(...): `items` = per-dim tuples (begin, end)
+    grouped,      // qd.grouped(x): `items[0]`
+    method,       // a bound method: `items[0]` = receiver, `path` = name
+    enumerate_,   // enumerate(x) / zip(...) as static iterables: `items`
     zip_,
   };
   Kind kind = Kind::py;
@@ -67,13 +67,13 @@ struct Val {
 struct Binding {
   enum class Kind : uint8_t { var, tensor_var, value };
   Kind kind = Kind::value;
-  int32_t var = -1;             // var: the scalar variable
-  std::vector<int32_t> vars;    // tensor_var: one variable per element, row-major
-  int32_t rows = 0, cols = 0;   // tensor_var shape
-  DType dtype = DType::i32;     // tensor_var element type
-  Val value;                    // value: a compile-time value (or array / func / ...)
-  bool immutable = false;       // kernel parameters, loop variables
-  std::string what;             // "kernel argument", "loop variable" (for messages)
+  int32_t var = -1;            // var: the scalar variable
+  std::vector<int32_t> vars;   // tensor_var: one variable per element, row-major
+  int32_t rows = 0, cols = 0;  // tensor_var shape
+  DType dtype = DType::i32;    // tensor_var element type
+  Val value;                   // value: a compile-time value (or array / func / ...)
+  bool immutable = false;      // kernel parameters, loop variables
+  std::string what;            // "kernel argument", "loop variable" (for messages)
 };
 
 using BindingRef = std::shared_ptr<Binding>;
