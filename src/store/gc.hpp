@@ -32,7 +32,7 @@ struct GcReport {
   uint64_t bytes_before = 0;
   uint64_t bytes_removed = 0;
   size_t temps_removed = 0;
-  size_t task_records_removed = 0;  // task cache records whose object is gone (task_cache.hpp)
+  size_t task_records_removed = 0;    // task cache records whose object is gone (task_cache.hpp)
   std::vector<std::string> warnings;  // objects that could not be removed, ...
 };
 

@@ -61,7 +61,8 @@ VerifyReport verify_store(Backend& store, unsigned threads) {
         report.damage.push_back("task record '" + l.path + "' is damaged (`store gc` removes it)");
       } else if (present.count(l.record->object) == 0) {
         report.damage.push_back("task record '" + l.path + "' names object " +
-                                l.record->object.hex() + ", which is missing (`store gc` removes it)");
+                                l.record->object.hex() +
+                                ", which is missing (`store gc` removes it)");
       }
     }
   }
