@@ -11,7 +11,7 @@ cmake -S . -B build/asan -G Ninja \
   -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_C_COMPILER=clang-19 \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQD_SANITIZE=ON -DQD_WERROR=ON >/dev/null
 cmake --build build/asan -j "${QD_JOBS:-2}" --target qd_unit_tests qdbuild qd_store_tool \
-  qd_rt_store_tool qdrt_c_api_test qdrt_concurrency_test qd_backend_tests
+  qd_rt_store_tool qdrt_c_api_test qdrt_concurrency_test qd_backend_tests qd_codegen_dump
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -37,6 +37,12 @@ for t in crash concurrency corruption disk_full commands; do
   python3 tests/store/test_$t.py --quick --qdbuild build/asan/bin/qdbuild \
     --tool build/asan/bin/qd_store_tool || status=1
 done
+
+echo "== sanitize: lowering and codegen (golden fixtures, rejections), a build of the differential corpus"
+python3 tests/codegen/run_codegen_tests.py --tool build/asan/bin/qd_codegen_dump || status=1
+rm -rf build/asan/diff_store
+python3 tests/diff/run_diff.py --qdbuild build/asan/bin/qdbuild --store build/asan/diff_store \
+  >/dev/null || status=1
 
 echo "== sanitize: runtime C API and concurrency tests (libqdrt under ASan/UBSan)"
 if python3 runtime/tests/make_test_store.py --out build/asan/runtime_test_store \
