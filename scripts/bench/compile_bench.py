@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Cold compile throughput (issue 5, Acceptance "Benchmarks"): tasks/s of qdbuild's in-process
+backend against spawning `clang++-19 -c` per unit with the same flags and the same parallelism,
+on the task units codegen writes for a corpus (default: tests/diff/cases, examples,
+tools/bench/codegen_bench_kernels, tests/codegen/fixtures).
+
+  1. `qd_codegen_dump PATH --no-ir` for every corpus path -> the units (BUILD/bench/compile_units/).
+  2. `qd_compile_bench DUMPS --jobs J`: compile_cpu_task on J threads (the cold first pass of the
+     process and warm passes) against J spawned clang++-19 at a time, with
+     qd::backend::driver_arguments (identical TUs once, as task keys do); objects compared.
+  3. End to end: `qdbuild build CORPUS --store FRESH --jobs J --json`, cold (a new empty store each
+     time, so no task is reused and there is no build log): tasks compiled (from --json) / wall
+     time, which also pays scanning, analysis, lowering, linking one module per file and
+     publishing. Its ratio is against the spawned compiles alone (no link), so it is conservative.
+
+Usage: scripts/bench/compile_bench.py [--build-dir build] [--jobs J] [--reps R] [PATH...]
+Exit: 0 measured (prints numbers, asserts nothing); 125 when the tools are missing or qdbuild has
+no code generator; 1 on a failure.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+CORPUS = ["tests/diff/cases", "examples", "tools/bench/codegen_bench_kernels",
+          "tests/codegen/fixtures"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("paths", nargs="*")
+    args = ap.parse_args()
+    paths = [os.path.join(ROOT, p) for p in (args.paths or CORPUS)]
+    bindir = os.path.join(args.build_dir, "bin")
+    tools = {t: os.path.join(bindir, t) for t in ("qdbuild", "qd_codegen_dump", "qd_compile_bench")}
+    for t, path in tools.items():
+        if not os.access(path, os.X_OK):
+            print("compile_bench: %s is missing (scripts/build.sh qdbuild qd_codegen_dump "
+                  "qd_compile_bench); skipped" % path, file=sys.stderr)
+            return 125
+    if shutil.which("clang++-19") is None:
+        print("compile_bench: clang++-19 is not on PATH; skipped", file=sys.stderr)
+        return 125
+
+    # 1. The units.
+    unit_dir = os.path.join(args.build_dir, "bench", "compile_units")
+    os.makedirs(unit_dir, exist_ok=True)
+    dumps = []
+    for i, p in enumerate(paths):
+        out = os.path.join(unit_dir, "%02d_%s.dump" % (i, os.path.basename(p.rstrip("/"))))
+        with open(out, "w") as f:
+            r = subprocess.run([tools["qd_codegen_dump"], p, "--no-ir"], stdout=f,
+                               stderr=subprocess.PIPE, text=True)
+        if r.returncode != 0:
+            print("compile_bench: qd_codegen_dump %s failed (exit %d), using the units it wrote:\n%s"
+                  % (p, r.returncode, r.stderr[-2000:]), file=sys.stderr)
+        dumps.append(out)
+    load = os.getloadavg()
+    print("compile_bench: corpus %s; %d jobs; load average %.2f %.2f %.2f"
+          % (" ".join(os.path.relpath(p, ROOT) for p in paths), args.jobs, *load))
+
+    # 2. In-process backend vs spawned clang++-19 on the same units.
+    r = subprocess.run([tools["qd_compile_bench"], *dumps, "--jobs", str(args.jobs), "--reps",
+                        str(args.reps)], stdout=subprocess.PIPE, text=True)
+    sys.stdout.write(r.stdout)
+    if r.returncode != 0:
+        print("compile_bench: qd_compile_bench failed (exit %d)" % r.returncode, file=sys.stderr)
+        return 1
+    backend = json.loads(r.stdout.strip().splitlines()[-1])
+    spawned_tps = backend["units"] / backend["spawned_s"]
+
+    # 3. qdbuild build, cold, end to end.
+    walls = []
+    compiled = None
+    for _ in range(args.reps):
+        store = tempfile.mkdtemp(prefix="qd-compile-bench-store-")
+        try:
+            t0 = time.perf_counter()
+            b = subprocess.run([tools["qdbuild"], "build", *paths, "--store", store, "--jobs",
+                                str(args.jobs), "--json"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+            wall = time.perf_counter() - t0
+        finally:
+            shutil.rmtree(store, ignore_errors=True)
+        if "without the code generator" in b.stderr:
+            print("compile_bench: this qdbuild has no code generator; skipped", file=sys.stderr)
+            return 125
+        try:
+            summary = json.loads(b.stdout)
+        except ValueError:
+            print("compile_bench: qdbuild build failed (exit %d):\n%s%s"
+                  % (b.returncode, b.stdout[-2000:], b.stderr[-2000:]), file=sys.stderr)
+            return 1
+        if summary.get("failed"):
+            print("compile_bench: note: kernels failed to build: %s" % summary["failed"],
+                  file=sys.stderr)
+        compiled = summary["tasks"]["compiled"]
+        walls.append(wall)
+    walls.sort()
+    wall = walls[len(walls) // 2]
+    tps = compiled / wall
+    print("qdbuild build, cold (fresh store), median of %d: %d tasks compiled (of %d) in %.3f s "
+          "wall = %.1f tasks/s (%d modules linked)"
+          % (args.reps, compiled, summary["tasks"]["total"], wall, tps, summary["modules_linked"]))
+    print("summary: cold compile throughput, %d jobs: qdbuild build %.1f tasks/s, in-process "
+          "backend %.1f (first pass) / %.1f (warm) tasks/s, spawned clang++-19 -c %.1f tasks/s; "
+          "qdbuild build vs spawned %.2fx, in-process backend vs spawned %.2fx (cold) / %.2fx "
+          "(warm); load average %.2f"
+          % (args.jobs, tps, backend["units"] / backend["cold_s"],
+             backend["units"] / backend["warm_s"], spawned_tps, tps / spawned_tps,
+             backend["spawned_s"] / backend["cold_s"], backend["spawned_s"] / backend["warm_s"],
+             os.getloadavg()[0]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
