@@ -94,6 +94,25 @@ def make_args(case, use_numpy=True):
     return args
 
 
+def to_bytes(obj):
+    """The raw C-contiguous bytes of an array made by make_array (u1: one byte 0/1 each)."""
+    if numpy is not None and isinstance(obj, numpy.ndarray):
+        return numpy.ascontiguousarray(obj).tobytes()
+    return memoryview(obj).tobytes()
+
+
+def from_bytes(desc, data):
+    """The inverse of to_bytes for an array described by `desc` (numpy when importable)."""
+    shape = tuple(desc["shape"])
+    if numpy is not None:
+        return numpy.frombuffer(data, dtype=NUMPY_NAMES[desc["array"]]).reshape(shape).copy()
+    fmt = FORMATS[desc["array"]]
+    buf = array.array("B" if fmt == "?" else fmt)
+    buf.frombytes(data)
+    mv = memoryview(buf).cast("B").cast(fmt)
+    return mv.cast("B").cast(fmt, shape) if len(shape) > 1 else mv
+
+
 def flat_list(obj):
     if numpy is not None and isinstance(obj, numpy.ndarray):
         return obj.reshape(-1).tolist()

@@ -3,6 +3,7 @@
 (tests/reference), and optionally the stand-in vs the real Quadrants (--oracle). See README.md.
 
   run_diff.py [--qdbuild build/bin/qdbuild] [--store DIR] [-k PATTERN]   compiled vs stand-in
+  run_diff.py --via capi [--capi-runner build/bin/qd_diff_capi_runner]   ... through the C API
   run_diff.py --self-check                    stand-in vs the expected values in the case files
   run_diff.py --oracle build/venv/bin/python --no-compiled     stand-in vs real Quadrants
 Exit status: 0 all passed, 1 a failure, 125 nothing could run (oracle without quadrants)."""
@@ -179,12 +180,13 @@ def diagnostics_for(case, stderr_lines):
     return (mine or same_file)[:2]
 
 
-def compiled(cases, qdbuild, store):
+def build_store(qdbuild, store):
+    """Runs qdbuild; returns (status or None to go on, stderr lines)."""
     cmd = [qdbuild, "build", harness.CASES_DIR, "--store", store, "--json"]
     print("$ " + " ".join(cmd), flush=True)
     if not os.path.exists(qdbuild):
         print(f"FAIL no qdbuild at {qdbuild}")
-        return 1
+        return 1, []
     proc = subprocess.run(cmd, capture_output=True, text=True)
     stderr = proc.stderr.splitlines()
     print(f"qdbuild exited {proc.returncode}" +
@@ -193,18 +195,13 @@ def compiled(cases, qdbuild, store):
         print("\n".join(stderr[-20:]))
         if any("without the code generator" in line for line in stderr):
             print("SKIP compiled: this qdbuild cannot compile yet")
-            return 125
-        return 1
-    os.environ.setdefault("QDRT_LIBRARY", os.path.join(ROOT, "build", "lib", "libqdrt.so"))
-    sys.path.insert(0, os.path.join(ROOT, "runtime", "python"))
-    import qdrt
+            return 125, stderr
+        return 1, stderr
+    return None, stderr
 
-    try:
-        st = qdrt.open(store)
-    except Exception as e:  # noqa: BLE001
-        print(f"FAIL cannot open the store {store}: {e}")
-        return 1
-    built = set(st.kernels())
+
+def judge(cases, built, stderr, launch, what):
+    """Compares launch(case) -> (snapshot, None) | (None, error) with the stand-in per case."""
     rep = Report()
     for case in cases:
         snap, err = reference_run(case)
@@ -215,23 +212,169 @@ def compiled(cases, qdbuild, store):
             diags = diagnostics_for(case, stderr)
             rep.line(False, case["name"], "not built" + ("".join("\n    " + d for d in diags)))
             continue
-        try:
-            args = harness.make_args(case, use_numpy=True)
-            ret = st.kernel(case["kernel"])(*args)
-            got = json.loads(json.dumps(harness.snapshot(case, args, ret)))
-        except Exception as e:  # noqa: BLE001
-            rep.line(False, case["name"], f"launch failed: {type(e).__name__}: {e}")
+        got, err = launch(case)
+        if err:
+            rep.line(False, case["name"], "launch failed: " + err)
             continue
         mismatch = harness.compare(case, got, snap)
         rep.line(not mismatch, case["name"], f"compiled {mismatch} (expected = reference)"
                  if mismatch else "")
-    return rep.summary("compiled vs reference")
+    return rep.summary(what)
+
+
+def compiled(cases, qdbuild, store):
+    """The store launched through the qdrt Python binding (ctypes over the C API)."""
+    status, stderr = build_store(qdbuild, store)
+    if status is not None:
+        return status
+    os.environ.setdefault("QDRT_LIBRARY", os.path.join(ROOT, "build", "lib", "libqdrt.so"))
+    sys.path.insert(0, os.path.join(ROOT, "runtime", "python"))
+    import qdrt
+
+    try:
+        st = qdrt.open(store)
+    except Exception as e:  # noqa: BLE001
+        print(f"FAIL cannot open the store {store}: {e}")
+        return 1
+
+    def launch(case):
+        try:
+            args = harness.make_args(case, use_numpy=True)
+            ret = st.kernel(case["kernel"])(*args)
+            return json.loads(json.dumps(harness.snapshot(case, args, ret))), None
+        except Exception as e:  # noqa: BLE001
+            return None, f"{type(e).__name__}: {e}"
+
+    return judge(cases, set(st.kernels()), stderr, launch, "compiled (Python binding) vs reference")
+
+
+# --- the C API runner (capi_runner.cpp; formats in README.md, "The C API runner") ------------
+
+def _scalar_line(value):
+    if isinstance(value, bool):
+        return f"bool {int(value)}"
+    if isinstance(value, int):
+        if not -(1 << 63) <= value < (1 << 64):
+            raise ValueError(f"{value} does not fit in 64 bits")
+        return f"uint {value}" if value >= (1 << 63) else f"int {value}"
+    if isinstance(value, float):
+        return f"float {value.hex()}"
+    if isinstance(value, str):
+        if "\n" in value:
+            raise ValueError("a text value with a newline")
+        return f"text {value}"
+    raise ValueError(f"cannot pass a {type(value).__name__}")
+
+
+def write_capi_request(cases, req_dir):
+    """request.txt + one raw file per array argument; returns the request's path."""
+    lines = ["qdrt-diff-request 1"]
+    for index, case in enumerate(cases):
+        args = harness.make_args(case, use_numpy=True)
+        lines.append(f"case {index} {case['kernel']} {len(args)}")
+        for k, (desc, value) in enumerate(zip(case["args"], args)):
+            if isinstance(desc, dict):
+                fname = f"{index}_{k}.in"
+                with open(os.path.join(req_dir, fname), "wb") as f:
+                    f.write(harness.to_bytes(value))
+                shape = tuple(desc["shape"])
+                lines.append(f"array {desc['array']} {len(shape)} "
+                             + "".join(f"{d} " for d in shape) + fname)
+            else:
+                lines.append(_scalar_line(value))
+    path = os.path.join(req_dir, "request.txt")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def _parse_result(line):
+    """'ok ...' -> (value, None); 'error STATUS MESSAGE' -> (None, message)."""
+    words = line.split(" ", 3)
+    if words[0] == "error":
+        return None, " ".join(words[1:])
+    if words[1] == "none":
+        return None, None
+    kind, value = words[1], words[3]
+    if kind in ("int", "uint"):
+        return int(value), None
+    if kind == "float":
+        return float.fromhex(value), None
+    if kind == "bool":
+        return value == "1", None
+    return None, f"unknown result line: {line}"
+
+
+def compiled_capi(cases, qdbuild, store, runner):
+    """The store launched through the C API by capi_runner, all cases in one process (restarted
+    after a case that kills it)."""
+    status, stderr = build_store(qdbuild, store)
+    if status is not None:
+        return status
+    if not os.path.exists(runner):
+        print(f"FAIL no C API runner at {runner} (build the target qd_diff_capi_runner)")
+        return 1
+    with tempfile.TemporaryDirectory(prefix="qd-diff-capi-") as tmp:
+        req_dir, out_dir = os.path.join(tmp, "request"), os.path.join(tmp, "response")
+        os.makedirs(req_dir)
+        os.makedirs(out_dir)
+        request = write_capi_request(cases, req_dir)
+        died = {}
+        start = 0
+        while start < len(cases):
+            cmd = [runner, store, request, out_dir] + (["--from", str(start)] if start else [])
+            if not start:
+                print("$ " + " ".join(cmd), flush=True)
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            if proc.returncode == 0:
+                break
+            if proc.returncode == 2 or not os.path.exists(os.path.join(out_dir, "kernels.txt")):
+                print(f"FAIL the C API runner failed (exit {proc.returncode}): "
+                      f"{proc.stderr.strip()[-1500:]}")
+                return 1
+            # The first case without a result killed the process; go on after it.
+            crashed = next(i for i in range(start, len(cases))
+                           if not os.path.exists(os.path.join(out_dir, f"{i}.result")))
+            died[crashed] = (f"the runner died (exit {proc.returncode}) "
+                             + " ".join(proc.stderr.strip().splitlines()[-1:])[:300])
+            start = crashed + 1
+        with open(os.path.join(out_dir, "kernels.txt")) as f:
+            built = set(f.read().split())
+        index_of = {case["name"]: i for i, case in enumerate(cases)}
+
+        def launch(case):
+            index = index_of[case["name"]]
+            if index in died:
+                return None, died[index]
+            try:
+                with open(os.path.join(out_dir, f"{index}.result")) as f:
+                    ret, err = _parse_result(f.read().rstrip("\n"))
+            except OSError as e:
+                return None, f"no result: {e}"
+            if err:
+                return None, err
+            args = []
+            for k, desc in enumerate(case["args"]):
+                if isinstance(desc, dict):
+                    with open(os.path.join(out_dir, f"{index}_{k}.out"), "rb") as f:
+                        args.append(harness.from_bytes(desc, f.read()))
+                else:
+                    args.append(desc)
+            return json.loads(json.dumps(harness.snapshot(case, args, ret))), None
+
+        return judge(cases, built, stderr, launch, "compiled (C API) vs reference")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--qdbuild", default=os.path.join(ROOT, "build", "bin", "qdbuild"))
     ap.add_argument("--store", help="store directory (default: a temporary directory)")
+    ap.add_argument("--via", choices=("python", "capi", "both"), default="python",
+                    help="launch the compiled kernels through the qdrt Python binding (default), "
+                    "the C API runner, or both")
+    ap.add_argument("--capi-runner", default=os.path.join(ROOT, "build", "bin",
+                                                          "qd_diff_capi_runner"),
+                    help="the C API runner (target qd_diff_capi_runner) for --via capi")
     ap.add_argument("--oracle", metavar="PY", help="also compare the stand-in with real Quadrants "
                     "run by this interpreter")
     ap.add_argument("--record", action="store_true",
@@ -257,11 +400,12 @@ def main():
     if opts.oracle:
         status.append(oracle(cases, opts.oracle, opts.record))
     if not opts.no_compiled:
-        if opts.store:
-            status.append(compiled(cases, opts.qdbuild, opts.store))
-        else:
-            with tempfile.TemporaryDirectory(prefix="qd-diff-") as tmp:
-                status.append(compiled(cases, opts.qdbuild, os.path.join(tmp, "store")))
+        with tempfile.TemporaryDirectory(prefix="qd-diff-") as tmp:
+            store = opts.store or os.path.join(tmp, "store")
+            if opts.via in ("python", "both"):
+                status.append(compiled(cases, opts.qdbuild, store))
+            if opts.via in ("capi", "both"):
+                status.append(compiled_capi(cases, opts.qdbuild, store, opts.capi_runner))
     if any(s == 1 for s in status):
         return 1
     return 125 if status and all(s == 125 for s in status) else 0
