@@ -7,7 +7,7 @@
 // below are compiled by CMake at -O3 -march=x86-64-v3 -fno-math-errno (the backend's target and
 // math flags; -ffp-contract=on is clang's default for both).
 //
-//   qd_codegen_bench STORE [--quick] [--reps N] [--threads N]
+//   qd_codegen_bench STORE [--quick] [--reps N] [--threads N]    (default 11 reps; --quick: 3)
 //
 // Threading: the hand-written side runs on HandPool, a copy of libqdrt's ThreadPool policy
 // (runtime/src/thread_pool.cpp, launch.cpp): `threads - 1` persistent workers plus the calling
@@ -20,6 +20,11 @@
 // the medians are reported. Outputs are compared after one run from identical inputs: exact for
 // integers, a small relative tolerance for floats (a parallel float sum depends on its order).
 // Prints numbers and never asserts on time; exit 1 if results differ, 3 on a set-up failure.
+//
+// Variants (printed after the table, not in the summary; docs/backend.md "Benchmarks"): the
+// hand-written loop using the generated code's scheme (a div/mod per stencil point, an atomic add
+// per reduced element), and generated units edited as proposed there
+// (codegen_bench_kernels/proposed_units.cpp) run on HandPool against the hand-written code.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -387,7 +392,7 @@ std::string describe_float_check(double rel, size_t n, bool bitwise) {
 int main(int argc, char** argv) {
   const char* store_path = nullptr;
   bool quick = false;
-  int reps = 9;
+  int reps = 11;
   int threads = 0;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -408,7 +413,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: qd_codegen_bench STORE [--quick] [--reps N] [--threads N]\n");
     return 2;
   }
-  if (quick && reps == 9) {
+  if (quick && reps == 11) {
     reps = 3;
   }
   if (threads == 0) {
@@ -432,8 +437,11 @@ int main(int argc, char** argv) {
   const int64_t side = quick ? 1024 : 4096;                // stencil side
   const int64_t nmat = quick ? (1 << 17) : (1 << 21);     // 3x3 matrices
   const int32_t nbins = 1024;
-  std::printf("qd_codegen_bench: %d thread(s) on both sides, %d reps (median), %s sizes\n",
-              threads, reps, quick ? "quick" : "full");
+  double load[3] = {0, 0, 0};
+  getloadavg(load, 3);
+  std::printf("qd_codegen_bench: %d thread(s) on both sides, %d reps (median), %s sizes; load "
+              "average %.2f %.2f %.2f\n",
+              threads, reps, quick ? "quick" : "full", load[0], load[1], load[2]);
 
   std::vector<Row> rows;
   std::vector<Row> variants;
