@@ -86,12 +86,4 @@ Result compile_cpu_module(const std::vector<TaskUnit>& tasks, const Options& opt
   return result;
 }
 
-TaskUnit module_abi_unit() {
-  return TaskUnit{"qdrt_module_abi_version",
-                  "// The module's ABI version (qdrt/task_abi.h); one per module.\n"
-                  "#include \"qd_prelude.hpp\"\n"
-                  "\n"
-                  "QD_MODULE_ABI_VERSION();\n"};
-}
-
 }  // namespace qd::backend

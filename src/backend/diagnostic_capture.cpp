@@ -113,22 +113,4 @@ std::string display_path(std::string_view path) {
   return std::string(path);
 }
 
-std::string format_diagnostic(const Diagnostic& d) {
-  std::string out;
-  if (!d.file.empty()) {
-    out += d.file;
-    if (d.line != 0) {
-      out += ":" + std::to_string(d.line) + ":" + std::to_string(d.column);
-    }
-    out += ": ";
-  }
-  switch (d.severity) {
-    case Diagnostic::Severity::note: out += "note: "; break;
-    case Diagnostic::Severity::warning: out += "warning: "; break;
-    case Diagnostic::Severity::error: out += "error: "; break;
-  }
-  out += d.message;
-  return out;
-}
-
 }  // namespace qd::backend

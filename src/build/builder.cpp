@@ -13,6 +13,7 @@
 #include <set>
 
 #include "backend/backend.hpp"
+#include "backend/plugin.hpp"
 #include "build/build_log.hpp"
 #include "build/explain.hpp"
 #include "build/input_stamp.hpp"
@@ -450,7 +451,8 @@ void Builder::compile() {
           locked([&] { m_status.compile_started(job.event); });
         }
         auto t0 = Clock::now();
-        backend::TaskObject obj = backend::compile_cpu_task({job.event.where, job.source}, target);
+        backend::TaskObject obj =
+            backend::plugin::compile_cpu_task({job.event.where, job.source}, target);
         job.ms = ms_since(t0);
         if (obj.ok) {
           store::Result<store::ObjectId> id = m_store->put(obj.object);
@@ -604,7 +606,7 @@ void Builder::link_modules() {
       if (missing) {
         errors.push_back("a task object of module '" + path + "' cannot be read from the store");
       } else {
-        backend::LinkedModule linked = backend::link_cpu_module(objects);
+        backend::LinkedModule linked = backend::plugin::link_cpu_module(objects);
         if (!linked.ok) {
           errors.push_back("internal error, please report: module '" + path + "' does not link:");
           for (const backend::Diagnostic& d : linked.diagnostics) {
