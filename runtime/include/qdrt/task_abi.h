@@ -35,7 +35,26 @@
  * last task that executes `return` stores the kernel's scalar return value there.
  *
  * ---------------------------------------------------------------------------------------------
- * Launch metadata (qdrt_index_task.launch_metadata), version 1
+ * CUDA modules (ABI version 1)
+ * ---------------------------------------------------------------------------------------------
+ *   module   = a CUDA bundle (below) holding one cubin per built SM arch and the module's PTX;
+ *              the runtime loads the cubin matching the device (cuModuleLoadData) or, when none
+ *              matches and the device is newer, JIT-compiles the PTX.
+ *   T        : extern "C" __global__ void T(qdrt_cuda_context ctx)      (every task)
+ *              a range task evaluates its own bounds (every thread, from args and temps), then
+ *              grid-strides over [0, extent): idx = blockIdx.x * blockDim.x + threadIdx.x, step
+ *              blockDim.x * gridDim.x; the runtime launches a saturating grid of block_dim
+ *              threads (launch metadata; 0 means 128). A serial task is launched as <<<1, 1>>>.
+ *   The context is passed by value (kernel parameter space): `args[k]` holds parameter k (the
+ *   same numbering as CPU args): scalars stored as their dtype in `scalar`, ndarrays as a device
+ *   pointer in `data` and the extents in `shape`. temps / result are device buffers of the sizes
+ *   in the launch metadata (temps zero-filled before the first task of each launch); the runtime
+ *   copies the result back after the last task. At most QDRT_CUDA_MAX_ARGS parameters.
+ *
+ *   bundle   = qdrt_cuda_bundle_header qdrt_cuda_bundle_item[count] bytes
+ *              each item's [offset, offset + size) lies inside the bundle (offsets from its start)
+ *
+
  * ---------------------------------------------------------------------------------------------
  *   launch_metadata = qdrt_task_launch            exactly sizeof(qdrt_task_launch) bytes
  *   The kernel-wide fields (temps_size, result_*) repeat the same values in every task of an
@@ -75,6 +94,39 @@ typedef struct qdrt_launch_context {
 typedef void (*qdrt_task_fn)(const qdrt_launch_context* ctx, int64_t begin, int64_t end);
 typedef int64_t (*qdrt_extent_fn)(const qdrt_launch_context* ctx);
 
+/* --- CUDA ----------------------------------------------------------------------------------- */
+
+#define QDRT_CUDA_MAX_ARGS 32u
+#define QDRT_CUDA_BUNDLE_MAGIC "QDCUDA\0\0" /* 8 bytes */
+#define QDRT_CUDA_BUNDLE_VERSION 1u
+#define QDRT_CUDA_ITEM_CUBIN 1u /* an ELF cubin for sm_<arch> */
+#define QDRT_CUDA_ITEM_PTX 2u   /* PTX text (NUL-terminated) generated for sm_<arch> */
+
+typedef struct qdrt_cuda_arg {
+  uint64_t scalar; /* a scalar parameter, stored as its dtype (little-endian, low bytes) */
+  void* data;      /* an ndarray parameter: device pointer to its C-contiguous elements */
+  int64_t shape[QDRT_MAX_NDIM];
+} qdrt_cuda_arg;
+
+typedef struct qdrt_cuda_context {
+  void* temps;  /* device buffer, temps_size bytes */
+  void* result; /* device buffer, result_size bytes */
+  qdrt_cuda_arg args[QDRT_CUDA_MAX_ARGS];
+} qdrt_cuda_context;
+
+typedef struct qdrt_cuda_bundle_header {
+  char magic[8]; /* QDRT_CUDA_BUNDLE_MAGIC */
+  uint32_t version;
+  uint32_t count; /* items that follow */
+} qdrt_cuda_bundle_header;
+
+typedef struct qdrt_cuda_bundle_item {
+  uint32_t kind; /* QDRT_CUDA_ITEM_* */
+  uint32_t arch; /* e.g. 90 for sm_90 */
+  uint64_t offset;
+  uint64_t size;
+} qdrt_cuda_bundle_item;
+
 typedef struct qdrt_task_launch {
   uint32_t abi_version;  /* QDRT_TASK_ABI_VERSION */
   uint32_t flags;        /* QDRT_LAUNCH_* */
@@ -95,6 +147,10 @@ typedef struct qdrt_task_launch {
 QDRT_STATIC_ASSERT(sizeof(qdrt_array) == 72, "layout");
 QDRT_STATIC_ASSERT(sizeof(qdrt_launch_context) == 24, "layout");
 QDRT_STATIC_ASSERT(sizeof(qdrt_task_launch) == 32, "layout");
+QDRT_STATIC_ASSERT(sizeof(qdrt_cuda_arg) == 80, "layout");
+QDRT_STATIC_ASSERT(sizeof(qdrt_cuda_context) == 16 + 80 * QDRT_CUDA_MAX_ARGS, "layout");
+QDRT_STATIC_ASSERT(sizeof(qdrt_cuda_bundle_header) == 16, "layout");
+QDRT_STATIC_ASSERT(sizeof(qdrt_cuda_bundle_item) == 24, "layout");
 
 #undef QDRT_STATIC_ASSERT
 
