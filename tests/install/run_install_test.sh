@@ -75,15 +75,16 @@ build_app() {  # DIR [cmake args...]
 
 step "examples/app_cpp against the prefix (qdrt::qdrt)"
 build_app "$T/app" -DCMAKE_PREFIX_PATH="$P"
-grep -q "qdrt_DIR:PATH=$P/lib/cmake/qdrt" "$T/app/CMakeCache.txt" || fail "find_package(qdrt) did not use $P"
-ldd "$T/app/qdrt_example_app" | grep -q "$P/lib/libqdrt.so.0" || fail "the app does not load $P's libqdrt"
+cache=$(<"$T/app/CMakeCache.txt")
+[[ "$cache" == *"qdrt_DIR:PATH=$P/lib/cmake/qdrt"* ]] || fail "find_package(qdrt) did not use $P"
+deps=$(ldd "$T/app/qdrt_example_app")
+[[ "$deps" == *"$P/lib/libqdrt.so.0"* ]] || fail "the app does not load $P's libqdrt: $deps"
 "$T/app/qdrt_example_app" "$T/store" || fail "examples/app_cpp (shared)"
 
 step "examples/app_cpp against the prefix (qdrt::qdrt_static)"
 build_app "$T/app_static" -DCMAKE_PREFIX_PATH="$P" -DQDRT_EXAMPLE_STATIC=ON
-if ldd "$T/app_static/qdrt_example_app" | grep -q libqdrt; then
-  fail "the static app still needs libqdrt.so"
-fi
+deps=$(ldd "$T/app_static/qdrt_example_app")
+[[ "$deps" != *libqdrt* ]] || fail "the static app still needs libqdrt.so: $deps"
 "$T/app_static/qdrt_example_app" "$T/store" >"$T/app_static.log" || { cat "$T/app_static.log"; fail "examples/app_cpp (static)"; }
 tail -n 1 "$T/app_static.log"
 
