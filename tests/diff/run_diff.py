@@ -130,9 +130,11 @@ def oracle(cases, python, record):
     if isinstance(results, str):
         print(f"SKIP oracle: {results}")
         return 125
+    differs = {c["name"] for c in cases if c.get("oracle_differs")}
     if record:
         old = json.load(open(RECORDED)) if os.path.exists(RECORDED) else {}
-        old.update({n: r["snapshot"] for n, r in results.items() if "snapshot" in r})
+        old.update({n: r["snapshot"] for n, r in results.items()
+                    if "snapshot" in r and n not in differs})
         with open(RECORDED, "w") as f:
             json.dump(old, f, indent=0, sort_keys=True)
             f.write("\n")
@@ -140,6 +142,13 @@ def oracle(cases, python, record):
     for case in cases:
         real = results.get(case["name"])
         snap, err = reference_run(case)
+        if case.get("oracle_differs"):
+            # A known defect of real Quadrants: the case pins the spec's values ("expected").
+            same = real and "snapshot" in real and not err and not harness.compare(
+                case, snap, real["snapshot"])
+            print(f"KNOWN {case['name']}: {case['oracle_differs']}"
+                  + (" (now agrees: drop oracle_differs)" if same else ""))
+            continue
         if real is None:
             rep.line(False, case["name"], "no result from real Quadrants")
         elif "error" in real:

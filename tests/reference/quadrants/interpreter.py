@@ -234,6 +234,11 @@ class Interpreter(ExpressionEvaluator):
                 self.scopes.pop()
 
     def static_for(self, node, iterable):
+        # Real Quadrants 1.3.3 takes `name.id` of each loop target: a nested target such as
+        # `for k, (a, b) in qd.static(enumerate(zip(...)))` fails to compile there.
+        if isinstance(node.target, ast.Tuple) and not all(
+                isinstance(t, ast.Name) for t in node.target.elts):
+            raise SyntaxError("a for loop target must be a name or a tuple of names")
         for item in iterable:
             self.scopes.append({})
             try:

@@ -115,8 +115,19 @@ def pow(x, y):  # noqa: A001
 
 
 def select(cond, a, b):
-    if isinstance(cond, Tensor) or isinstance(a, Tensor) or isinstance(b, Tensor):
-        raise NotImplementedError("element-wise qd.select")
+    """Both sides evaluated; element-wise (broadcasting scalars) when any operand is a tensor."""
+    tensors = [x for x in (cond, a, b) if isinstance(x, Tensor)]
+    if tensors:
+        shape = tensors[0].shape
+        if any(x.shape != shape for x in tensors):
+            raise TypeError("qd.select operands have different shapes")
+        n = len(tensors[0].data)
+
+        def elem(x, k):
+            return x.elem(k) if isinstance(x, Tensor) else x
+
+        return from_scalars(shape, [select(elem(cond, k), elem(a, k), elem(b, k))
+                                    for k in range(n)])
     a, b = typed(a), typed(b)
     t = dt.promote(a.dtype, b.dtype)
     c = typed(cond)

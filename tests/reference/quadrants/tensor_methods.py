@@ -150,6 +150,31 @@ def determinant(m):
     raise NotImplementedError("determinant above 3x3")
 
 
+def inverse(m):
+    """matrix_ops.inverse: 1.0 / determinant times the adjugate (closed forms up to 3x3)."""
+    n = m.shape[0]
+    if len(m.shape) != 2 or m.shape[1] != n:
+        raise TypeError("inverse needs a square matrix")
+
+    def e(i, j):  # matrix_ops.E: indices wrap around
+        return at(m, i % n, j % n)
+
+    if n == 1:
+        return from_scalars((1, 1), [binop("/", 1.0, at(m, 0, 0))])
+    inv_det = binop("/", 1.0, determinant(m))
+    if n == 2:
+        adj = from_scalars((2, 2), [at(m, 1, 1), unop("-", at(m, 0, 1)),
+                                    unop("-", at(m, 1, 0)), at(m, 0, 0)])
+        return binop("*", inv_det, adj)
+    if n == 3:
+        # Matrix([[E(i+1,j+1)*E(i+2,j+2) - E(i+2,j+1)*E(i+1,j+2) for i] for j]): row j, column i.
+        entries = [binop("-", binop("*", e(i + 1, j + 1), e(i + 2, j + 2)),
+                         binop("*", e(i + 2, j + 1), e(i + 1, j + 2)))
+                   for j in range(3) for i in range(3)]
+        return binop("*", inv_det, from_scalars((3, 3), entries))
+    raise NotImplementedError("inverse above 3x3")
+
+
 def fill(m, val):
     val = cast(val, m.dtype)
     m.data = [val.v] * len(m.data)
@@ -159,7 +184,7 @@ _METHODS = {
     "sum": t_sum, "max": t_max, "min": t_min, "any": t_any, "all": t_all, "norm": norm,
     "norm_sqr": norm_sqr, "norm_inv": norm_inv, "normalized": normalized, "dot": dot,
     "cross": cross, "outer_product": outer_product, "transpose": transpose, "trace": trace,
-    "determinant": determinant, "fill": fill,
+    "determinant": determinant, "inverse": inverse, "fill": fill,
     "cast": lambda m, dtype: cast(m, dtype),
 }
 
