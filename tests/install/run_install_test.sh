@@ -7,8 +7,8 @@
 #   4. a C program compiled with `pkg-config --cflags --libs qdrt` (PKG_CONFIG_PATH=P/...) runs;
 #   5. examples/app.py runs through the installed binding (P/lib/qdrt/python), which must load
 #      P's libqdrt without QDRT_LIBRARY;
-#   6. P moved elsewhere: the binding and pkg-config follow, and the moved CMake package still
-#      configures and links the app.
+#   6. P moved elsewhere: the binding and pkg-config follow, the moved qdbuild still compiles,
+#      and the moved CMake package still configures and links the app, which runs.
 # Usage: tests/install/run_install_test.sh BUILD_DIR
 # Env: QD_BUILD_LOCK: a lock file taken (flock) around each compile step; QD_KEEP_TMP=1 keeps P.
 # Exit: 0 pass, 1 fail, 125 skipped (the compiler's `qdbuild build` is not available, or this
@@ -125,8 +125,10 @@ print('moved binding: %d kernels, libqdrt %s' % (len(s.kernels()), qdrt._library
 ) || fail "the moved binding"
 export PKG_CONFIG_PATH=$M/lib/pkgconfig
 [[ "$(pkg-config --cflags qdrt)" == *"$M/"* ]] || fail "pkg-config does not follow the moved prefix"
+locked "$M/bin/qdbuild" build "$SRC/examples" --store "$T/store_moved" >"$T/build_moved.log" 2>&1 ||
+  { tail -n 40 "$T/build_moved.log"; fail "the moved qdbuild build examples/"; }
 build_app "$T/app_moved" -DCMAKE_PREFIX_PATH="$M"
-"$T/app_moved/qdrt_example_app" "$T/store" >"$T/app_moved.log" || { cat "$T/app_moved.log"; fail "app against the moved prefix"; }
+"$T/app_moved/qdrt_example_app" "$T/store_moved" >"$T/app_moved.log" || { cat "$T/app_moved.log"; fail "app against the moved prefix"; }
 tail -n 1 "$T/app_moved.log"
 
 echo
