@@ -5,10 +5,10 @@ on the task units codegen writes for a corpus (default: tests/diff/cases, exampl
 tools/bench/codegen_bench_kernels, tests/codegen/fixtures).
 
   1. `qd_codegen_dump PATH --no-ir` for every corpus path -> the units (BUILD/bench/compile_units/).
-  2. `qd_compile_bench DUMPS --jobs J`: compile_cpu_task on J threads (the cold first pass of the
-     process and warm passes) against J spawned clang++-19 at a time, with
+  2. `qd_compile_bench DUMPS --jobs J`: compile_cpu_task on J threads (the cold first pass of a
+     fresh process and one warm pass) against J spawned clang++-19 at a time, with
      qd::backend::driver_arguments (identical TUs once, as task keys do); objects compared.
-  3. End to end: `qdbuild build CORPUS --store FRESH --jobs J --json`, cold (a new empty store each
+  3. End to end, after each run of 2 (the reps interleave, so load changes hit every side): `qdbuild build CORPUS --store FRESH --jobs J --json`, cold (a new empty store each
      time, so no task is reused and there is no build log): tasks compiled (from --json) / wall
      time, which also pays scanning, analysis, lowering, linking one module per file and
      publishing. Its ratio is against the spawned compiles alone (no link), so it is conservative.
@@ -67,20 +67,25 @@ def main():
     print("compile_bench: corpus %s; %d jobs; load average %.2f %.2f %.2f"
           % (" ".join(os.path.relpath(p, ROOT) for p in paths), args.jobs, *load))
 
-    # 2. In-process backend vs spawned clang++-19 on the same units.
-    r = subprocess.run([tools["qd_compile_bench"], *dumps, "--jobs", str(args.jobs), "--reps",
-                        str(args.reps)], stdout=subprocess.PIPE, text=True)
-    sys.stdout.write(r.stdout)
-    if r.returncode != 0:
-        print("compile_bench: qd_compile_bench failed (exit %d)" % r.returncode, file=sys.stderr)
-        return 1
-    backend = json.loads(r.stdout.strip().splitlines()[-1])
-    spawned_tps = backend["units"] / backend["spawned_s"]
+    # 2 and 3, interleaved rep by rep so that a change of machine load hits every side: a fresh
+    # qd_compile_bench process (its first pass is cold) and a cold qdbuild build.
+    def median(v):
+        v = sorted(v)
+        return v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
 
-    # 3. qdbuild build, cold, end to end.
+    runs = []
     walls = []
-    compiled = None
-    for _ in range(args.reps):
+    summary = None
+    for rep in range(args.reps):
+        r = subprocess.run([tools["qd_compile_bench"], *dumps, "--jobs", str(args.jobs), "--reps",
+                            "1"], stdout=subprocess.PIPE, text=True)
+        if rep == 0:
+            sys.stdout.write(r.stdout)
+        if r.returncode != 0:
+            print("compile_bench: qd_compile_bench failed (exit %d)" % r.returncode,
+                  file=sys.stderr)
+            return 1
+        runs.append(json.loads(r.stdout.strip().splitlines()[-1]))
         store = tempfile.mkdtemp(prefix="qd-compile-bench-store-")
         try:
             t0 = time.perf_counter()
@@ -102,22 +107,29 @@ def main():
         if summary.get("failed"):
             print("compile_bench: note: kernels failed to build: %s" % summary["failed"],
                   file=sys.stderr)
-        compiled = summary["tasks"]["compiled"]
         walls.append(wall)
-    walls.sort()
-    wall = walls[len(walls) // 2]
+        x = runs[-1]
+        print("rep %d: in-process cold %.3f s, warm %.3f s; spawned %.3f s; qdbuild build cold "
+              "%.3f s (%d tasks compiled); load %.2f"
+              % (rep + 1, x["cold_s"], x["warm_s"], x["spawned_s"], wall,
+                 summary["tasks"]["compiled"], os.getloadavg()[0]))
+    units = runs[0]["units"]
+    cold = median([x["cold_s"] for x in runs])
+    warm = median([x["warm_s"] for x in runs])
+    spawned = median([x["spawned_s"] for x in runs])
+    wall = median(walls)
+    compiled = summary["tasks"]["compiled"]
     tps = compiled / wall
+    spawned_tps = units / spawned
     print("qdbuild build, cold (fresh store), median of %d: %d tasks compiled (of %d) in %.3f s "
           "wall = %.1f tasks/s (%d modules linked)"
           % (args.reps, compiled, summary["tasks"]["total"], wall, tps, summary["modules_linked"]))
-    print("summary: cold compile throughput, %d jobs: qdbuild build %.1f tasks/s, in-process "
-          "backend %.1f (first pass) / %.1f (warm) tasks/s, spawned clang++-19 -c %.1f tasks/s; "
-          "qdbuild build vs spawned %.2fx, in-process backend vs spawned %.2fx (cold) / %.2fx "
-          "(warm); load average %.2f"
-          % (args.jobs, tps, backend["units"] / backend["cold_s"],
-             backend["units"] / backend["warm_s"], spawned_tps, tps / spawned_tps,
-             backend["spawned_s"] / backend["cold_s"], backend["spawned_s"] / backend["warm_s"],
-             os.getloadavg()[0]))
+    print("summary (medians of %d interleaved reps, %d jobs): qdbuild build cold %.1f tasks/s, "
+          "in-process backend %.1f (cold process) / %.1f (warm) tasks/s, spawned clang++-19 -c "
+          "%.1f tasks/s; qdbuild build vs spawned %.2fx, in-process backend vs spawned %.2fx "
+          "(cold) / %.2fx (warm); load average now %.2f"
+          % (args.reps, args.jobs, tps, units / cold, units / warm, spawned_tps, tps / spawned_tps,
+             spawned / cold, spawned / warm, os.getloadavg()[0]))
     return 0
 
 
