@@ -147,3 +147,22 @@ CASES = [
               arr("i32", (9,), [3, -1, 4, 1, -5, 9, 2, -6, 5]), arr("i32", (3, 3)),
               arr("f32", (4,))], "outputs": [0, 1, 3, 4]},
 ]
+
+CASES += [
+    # --- more_k ------------------------------------------------------------------------------------
+    {"name": "more_ret_i32_neg", "kernel": "more_k:ret_i32_neg", "args": [4]},
+    {"name": "more_local_reductions", "kernel": "more_k:local_reductions",
+     "args": [arr("i32", (9,), [3, -17, 42, 0, 255, -1, 7, 1000, -300]),
+              arr("f32", (9,), [0.5, -0.25, 1.0, 2.0, -3.5, 0.75, 0.0, 8.0, -1.25]),
+              arr("i64", (10,))], "outputs": [2]},
+    {"name": "more_serial_ndrange_on", "kernel": "more_k:serial_ndrange",
+     "args": [arr("i32", (3, 4), lambda i: i), 1], "outputs": [0]},
+    {"name": "more_serial_ndrange_off", "kernel": "more_k:serial_ndrange",
+     "args": [arr("i32", (3, 4), lambda i: i), 0], "outputs": [0]},
+    {"name": "more_static_func_vectors", "kernel": "more_k:static_func_vectors",
+     "args": [arr("f32", (2, 3), [1, 2, 3, -0.5, 4, 0.25]), arr("f32", (2, 3, 3))],
+     "outputs": [1]},
+    {"name": "more_casts_neg", "kernel": "more_k:casts_neg",
+     "args": [arr("f32", (6,), [-2.75, -0.5, 0.0, 1.5, 2.5, -12.25]), arr("i32", (24,)),
+              arr("u8", (6,)), arr("i64", (6,))], "outputs": [1, 2, 3]},
+]
