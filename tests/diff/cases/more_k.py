@@ -1,6 +1,8 @@
 """More combinations: reductions of every atomic operator into kernel-scope locals of several
 dtypes (incl. a vector local), atomic min/max on locals, ndrange loops nested in serial code,
-funcs returning vectors chosen by qd.static, a negative i32 return."""
+funcs returning vectors chosen by qd.static, a negative i32 return; `mix`: plain assignment to
+template parameters, ndrange with negative begins, a reduction in an inner loop, a local rescaled
+in a serial task between loops, u1 outputs, a u64 range bound."""
 
 import quadrants as qd
 
@@ -98,3 +100,33 @@ def casts_neg(f: F32_1, o: I32_1, ou: qd.types.NDArray[qd.u8, 1],
         o[i * 4 + 3] = qd.round(f[i], qd.i32)
         ou[i] = qd.cast(qd.cast(f[i] * 10, qd.i32), qd.u8)     # i32 -> u8 wraps
         o64[i] = qd.cast(f[i], qd.i64) * qd.i64(3000000000)
+
+
+@qd.func
+def assign_ref(a: qd.template(), b: qd.template()):
+    t = a
+    a = b                                      # rebinding assignment through the reference
+    b = t
+
+
+@qd.kernel
+def mix(x: I32_1, out: I32_1, flags: qd.types.NDArray[qd.u1, 1], lo: qd.i32,
+              n: qd.u64) -> qd.i32:
+    for i in range(x.shape[0]):
+        p = x[i]
+        q = -i
+        assign_ref(p, q)
+        out[i * 2 + 0] = p
+        out[i * 2 + 1] = q
+        flags[i] = p > q
+    total = 0
+    for i, j in qd.ndrange((lo, 0), (lo, lo + 2)):
+        out[20 + (i - lo) * 2 + (j - lo)] = i * j
+    for i in range(x.shape[0]):
+        for k in range(i):
+            total += k * x[i]
+    total *= 3
+    cnt = 0
+    for i in range(n):
+        cnt += i
+    return total * 1000 + cnt

@@ -165,4 +165,7 @@ CASES += [
     {"name": "more_casts_neg", "kernel": "more_k:casts_neg",
      "args": [arr("f32", (6,), [-2.75, -0.5, 0.0, 1.5, 2.5, -12.25]), arr("i32", (24,)),
               arr("u8", (6,)), arr("i64", (6,))], "outputs": [1, 2, 3]},
+    {"name": "more_mix", "kernel": "more_k:mix",
+     "args": [arr("i32", (5,), [4, -2, 9, 0, 7]), arr("i32", (32,)), arr("u1", (5,)), -3, 6],
+     "outputs": [1, 2]},
 ]
