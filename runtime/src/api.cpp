@@ -48,6 +48,7 @@ QDRT_API const char* qdrt_status_name(qdrt_status status) {
     case QDRT_ERROR_ARGUMENT: return "QDRT_ERROR_ARGUMENT";
     case QDRT_ERROR_OUT_OF_MEMORY: return "QDRT_ERROR_OUT_OF_MEMORY";
     case QDRT_ERROR_INTERNAL: return "QDRT_ERROR_INTERNAL";
+    case QDRT_ERROR_CUDA: return "QDRT_ERROR_CUDA";
   }
   return "QDRT_ERROR_UNKNOWN";
 }
@@ -130,7 +131,32 @@ QDRT_API qdrt_status qdrt_launch(qdrt_kernel* kernel, const qdrt_value* args, si
   if (kernel == nullptr) {
     return fail(QDRT_ERROR_INVALID_ARGUMENT, "qdrt_launch: kernel is NULL");
   }
-  if (qdrt::Status s = qdrt::launch(*impl(kernel), args, arg_count, result); !s.ok()) {
+  if (qdrt::Status s = qdrt::launch_routed(*impl(kernel), args, arg_count, result, nullptr);
+      !s.ok()) {
+    return fail(s);
+  }
+  return QDRT_OK;
+}
+
+QDRT_API qdrt_status qdrt_launch_ex(qdrt_kernel* kernel, const qdrt_value* args,
+                                    size_t arg_count, qdrt_value* result,
+                                    const qdrt_launch_options* options) {
+  if (kernel == nullptr) {
+    return fail(QDRT_ERROR_INVALID_ARGUMENT, "qdrt_launch_ex: kernel is NULL");
+  }
+  if (options != nullptr && options->struct_size < sizeof(qdrt_launch_options)) {
+    return fail(QDRT_ERROR_INVALID_ARGUMENT,
+                "qdrt_launch_ex: options->struct_size must be sizeof(qdrt_launch_options)");
+  }
+  if (qdrt::Status s = qdrt::launch_routed(*impl(kernel), args, arg_count, result, options);
+      !s.ok()) {
+    return fail(s);
+  }
+  return QDRT_OK;
+}
+
+QDRT_API qdrt_status qdrt_cuda_init(void) {
+  if (qdrt::Status s = qdrt::cuda_init(); !s.ok()) {
     return fail(s);
   }
   return QDRT_OK;

@@ -433,9 +433,12 @@ std::string signature_text(const Instance& inst) {
 
 }  // namespace
 
-Status launch(Kernel& k, const qdrt_value* args, size_t count, qdrt_value* result) {
-  if (k.instances.empty()) {
-    std::string m = "kernel '" + k.id + "' has no CPU instance in the store";
+Status launch(Kernel& k, const qdrt_value* args, size_t count, qdrt_value* result,
+              const CudaLaunch* cuda) {
+  auto& instances = cuda != nullptr ? k.cuda_instances : k.instances;
+  if (instances.empty()) {
+    std::string m = "kernel '" + k.id + "' has no " + (cuda != nullptr ? "CUDA" : "CPU") +
+                    " instance in the store";
     if (!k.other_targets.empty()) {
       m += " (built for:";
       for (const std::string& t : k.other_targets) {
@@ -445,7 +448,7 @@ Status launch(Kernel& k, const qdrt_value* args, size_t count, qdrt_value* resul
     }
     return Status::error(QDRT_ERROR_NOT_FOUND, m);
   }
-  const Instance& first = *k.instances.front();
+  const Instance& first = *instances.front();
   if (count != first.args.size()) {
     return Status::error(QDRT_ERROR_ARGUMENT,
                          "kernel '" + k.id + "' takes " + std::to_string(first.args.size()) +
@@ -461,17 +464,17 @@ Status launch(Kernel& k, const qdrt_value* args, size_t count, qdrt_value* resul
   std::string reasons;
   bool single_misuse = false;
   Mismatch first_mismatch;
-  for (size_t i = 0; i < k.instances.size(); ++i) {
+  for (size_t i = 0; i < instances.size(); ++i) {
     Mismatch m;
-    if (bind(*k.instances[i], args, frame, m)) {
-      chosen = k.instances[i].get();
+    if (bind(*instances[i], args, frame, m)) {
+      chosen = instances[i].get();
       break;
     }
     if (i == 0) {
       first_mismatch = m;
     }
-    reasons += "\n  '" + k.instances[i]->instance + "': " + m.why;
-    single_misuse = k.instances.size() == 1 && !m.selects;
+    reasons += "\n  '" + instances[i]->instance + "': " + m.why;
+    single_misuse = instances.size() == 1 && !m.selects;
   }
   if (chosen == nullptr) {
     if (single_misuse) {
@@ -479,8 +482,8 @@ Status launch(Kernel& k, const qdrt_value* args, size_t count, qdrt_value* resul
     }
     return Status::error(QDRT_ERROR_NO_INSTANCE,
                          "kernel '" + k.id + "': no built instance matches the arguments; " +
-                             std::to_string(k.instances.size()) + " built instance" +
-                             (k.instances.size() == 1 ? "" : "s") + ":" + reasons);
+                             std::to_string(instances.size()) + " built instance" +
+                             (instances.size() == 1 ? "" : "s") + ":" + reasons);
   }
   // The compiler never recomputes a value across tasks (values crossing tasks go through the
   // temporaries), so split tasks compute what the whole kernel computes even when arrays alias.
@@ -504,7 +507,9 @@ Status launch(Kernel& k, const qdrt_value* args, size_t count, qdrt_value* resul
     log_debug("launch '%s' instance '%s' (%s, %zu tasks)", k.id.c_str(), run_inst->instance.c_str(),
               run_inst->target.c_str(), run_inst->tasks.size());
   }
-  if (Status s = run(k, *run_inst, frame, result); !s.ok()) {
+  if (Status s = cuda != nullptr ? cuda_run(k, *run_inst, frame.ptrs, result, *cuda)
+                                 : run(k, *run_inst, frame, result);
+      !s.ok()) {
     return s;
   }
   k.last.store(run_inst, std::memory_order_relaxed);

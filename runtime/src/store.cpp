@@ -223,18 +223,21 @@ Status Store::build_kernel(size_t index, std::unique_ptr<Kernel>& out) {
     std::string_view target = m_file.blob(m_file.entry(e).target);
     bool whole = target.size() == k_cpu_target.size() + k_whole_suffix.size() &&
                  target.starts_with(k_cpu_target) && target.ends_with(k_whole_suffix);
+    bool cuda = target.starts_with("cuda:") && !target.ends_with(k_whole_suffix);
     if (target != k_cpu_target && !whole) {
       if (std::find(k->other_targets.begin(), k->other_targets.end(), target) ==
           k->other_targets.end()) {
         k->other_targets.emplace_back(target);
       }
-      continue;
+      if (!cuda) {
+        continue;
+      }
     }
     auto inst = std::make_unique<Instance>();
     if (Status s = build_instance(e, *inst); !s.ok()) {
       return s;
     }
-    (whole ? k->wholes : k->instances).push_back(std::move(inst));
+    (cuda ? k->cuda_instances : whole ? k->wholes : k->instances).push_back(std::move(inst));
   }
   for (auto& w : k->wholes) {
     for (auto& i : k->instances) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "cuda_launch.hpp"
 #include "module.hpp"
 #include "qdrt/task_abi.h"
 #include "store_file.hpp"
@@ -61,6 +62,7 @@ struct Kernel {
   std::string id;
   std::vector<std::unique_ptr<Instance>> instances;  // target "cpu"
   std::vector<std::unique_ptr<Instance>> wholes;     // target "cpu+whole"
+  std::vector<std::unique_ptr<Instance>> cuda_instances;  // targets "cuda:..." (cuda_launch.cpp)
   std::vector<std::string> other_targets;
   std::atomic<uint64_t> launches{0};
   std::atomic<uint64_t> fallbacks{0};
@@ -84,6 +86,7 @@ public:
   Status ensure_loaded(Instance& instance);
   ThreadPool& pool();
   const StoreFile& file() const { return m_file; }
+  CudaState& cuda_state();  // cuda_launch.cpp
 
 private:
   Status build_kernel(size_t id_index, std::unique_ptr<Kernel>& out);
@@ -101,6 +104,8 @@ private:
   std::map<uint32_t, std::unique_ptr<Module>> m_modules;
   std::once_flag m_pool_once;
   std::unique_ptr<ThreadPool> m_pool;
+  std::once_flag m_cuda_once;
+  std::unique_ptr<CudaState, CudaStateDeleter> m_cuda;
 };
 
 // Splits a canonical instance string "a=ndarray(f32, 1), k=3" into its top-level name=value
@@ -111,7 +116,9 @@ std::string template_repr(const qdrt_value& v);
 // Thread count from the option, QDRT_NUM_THREADS, or the number of cores.
 int resolve_threads(int requested);
 
-// Runs a launch (launch.cpp).
-Status launch(Kernel& kernel, const qdrt_value* args, size_t count, qdrt_value* result);
+// Runs a launch (launch.cpp): on the CPU instances, or with `cuda` on the CUDA instances (array
+// values already mapped to QDRT_VALUE_ARRAY; launch_routed in cuda_launch.cpp does that).
+Status launch(Kernel& kernel, const qdrt_value* args, size_t count, qdrt_value* result,
+              const CudaLaunch* cuda = nullptr);
 
 }  // namespace qdrt

@@ -53,7 +53,9 @@ typedef enum qdrt_status {
   QDRT_ERROR_NO_INSTANCE = 7,      /* no built instance matches the arguments */
   QDRT_ERROR_ARGUMENT = 8,         /* an argument does not fit the kernel (dtype, shape, ...) */
   QDRT_ERROR_OUT_OF_MEMORY = 9,
-  QDRT_ERROR_INTERNAL = 10
+  QDRT_ERROR_INTERNAL = 10,
+  QDRT_ERROR_CUDA = 11 /* no CUDA driver or device, or a driver call failed (the message names
+                          the call and its CUresult) */
 } qdrt_status;
 
 /* QDRT_VERSION of the library (may differ from the headers'). */
@@ -105,6 +107,7 @@ QDRT_API const char* qdrt_kernel_name(const qdrt_kernel* kernel);
 #define QDRT_VALUE_FLOAT 3u /* f */
 #define QDRT_VALUE_BOOL 4u  /* i (0 or 1) */
 #define QDRT_VALUE_TEXT 5u  /* text: a template value compared verbatim with the instance's */
+#define QDRT_VALUE_CUDA_ARRAY 6u /* as ARRAY, but data is a CUDA device pointer (CUdeviceptr) */
 
 /* qdrt_value.flags */
 #define QDRT_VALUE_UNSIGNED 1u /* INT: `i` holds a uint64 bit pattern (values >= 2^63 for u64) */
@@ -131,6 +134,12 @@ static inline qdrt_value qdrt_array_value(uint32_t dtype, void* data, int32_t nd
   qdrt_value v = {QDRT_VALUE_ARRAY, dtype, ndim, 0, data, shape, NULL, 0, 0.0, NULL};
   return v;
 }
+/* A C-contiguous array in CUDA device memory: `data` is a CUdeviceptr (cast to void*). */
+static inline qdrt_value qdrt_cuda_array_value(uint32_t dtype, void* data, int32_t ndim,
+                                               const int64_t* shape) {
+  qdrt_value v = {QDRT_VALUE_CUDA_ARRAY, dtype, ndim, 0, data, shape, NULL, 0, 0.0, NULL};
+  return v;
+}
 static inline qdrt_value qdrt_int_value(int64_t i) {
   qdrt_value v = {QDRT_VALUE_INT, 0, 0, 0, NULL, NULL, NULL, i, 0.0, NULL};
   return v;
@@ -148,11 +157,40 @@ static inline qdrt_value qdrt_text_value(const char* text) {
   return v;
 }
 
-/* Picks the instance the arguments select, validates every argument, runs the tasks in order
+/* Picks the instance the arguments select (among the CUDA instances when an argument is a
+ * QDRT_VALUE_CUDA_ARRAY, see "CUDA" below), validates every argument, runs the tasks in order
  * and, when `result` is not NULL, stores the return value there (kind QDRT_VALUE_INT, FLOAT or
  * BOOL with its dtype; QDRT_VALUE_NONE for a kernel without one). */
 QDRT_API qdrt_status qdrt_launch(qdrt_kernel* kernel, const qdrt_value* args, size_t arg_count,
                                  qdrt_value* result);
+
+/* --- CUDA ------------------------------------------------------------------------------------
+ * Entries built for a "cuda:sm_XX" target run on an NVIDIA GPU. The driver (libcuda.so.1, or
+ * $QDRT_CUDA_LIBRARY) is loaded on the first CUDA launch, never linked: without it a CUDA launch
+ * fails with QDRT_ERROR_CUDA "no CUDA driver: ...". A launch uses the calling thread's current
+ * CUDA context, else device 0's primary context. Tasks are queued in order on the stream; the
+ * call returns once they are queued (asynchronous) unless the kernel returns a value and
+ * `result` is not NULL, which waits for the stream. Array arguments are QDRT_VALUE_CUDA_ARRAY
+ * (device pointers: checked for NULL and alignment, never dereferenced by the host). */
+
+#define QDRT_DEVICE_AUTO 0u /* CUDA when an argument is a QDRT_VALUE_CUDA_ARRAY, else the CPU */
+#define QDRT_DEVICE_CPU 1u
+#define QDRT_DEVICE_CUDA 2u
+
+typedef struct qdrt_launch_options {
+  uint32_t struct_size; /* sizeof(qdrt_launch_options) */
+  uint32_t device;      /* QDRT_DEVICE_* */
+  void* cuda_stream;    /* CUstream to queue the tasks on; NULL: the default stream */
+} qdrt_launch_options;
+
+/* qdrt_launch with options (NULL: as qdrt_launch, which is QDRT_DEVICE_AUTO). */
+QDRT_API qdrt_status qdrt_launch_ex(qdrt_kernel* kernel, const qdrt_value* args,
+                                    size_t arg_count, qdrt_value* result,
+                                    const qdrt_launch_options* options);
+
+/* Loads and initializes the CUDA driver now (a CUDA launch does it on first use): QDRT_OK, or
+ * QDRT_ERROR_CUDA with why (no driver, the toolkit's stub library, no device). */
+QDRT_API qdrt_status qdrt_cuda_init(void);
 
 /* --- observations --------------------------------------------------------------------------- */
 
@@ -163,7 +201,8 @@ typedef struct qdrt_observations {
   uint64_t fallbacks;   /* launches that met aliased arrays ([PER_OFFLOAD][FALLBACK]) */
   const char* instance; /* the last launched instance, else the first built one */
   const char* object;   /* hex SHA-256 address of that instance's module object ("" if none) */
-  const char* target;   /* the target of the entry that ran last ("cpu" or "cpu+whole") */
+  const char* target;   /* the target of the entry that ran last ("cpu", "cpu+whole",
+                           "cuda:sm_90") */
 } qdrt_observations;
 
 QDRT_API qdrt_status qdrt_kernel_observations(const qdrt_kernel* kernel, qdrt_observations* out);
