@@ -403,17 +403,22 @@ Status run(Kernel& k, Instance& inst, const Frame& f, qdrt_value* result) {
     } else {
       result->kind = d == QDRT_DTYPE_U1 ? QDRT_VALUE_BOOL : QDRT_VALUE_INT;
       switch (dtype_size(d)) {
-        case 1: result->i = dtype_is_signed(d) ? *reinterpret_cast<int8_t*>(res) : res[0]; break;
+        // Each branch widens to int64_t itself: a `signed ? int32_t : uint32_t` conditional
+        // would convert the signed value back to unsigned.
+        case 1:
+          result->i =
+              dtype_is_signed(d) ? int64_t{*reinterpret_cast<int8_t*>(res)} : int64_t{res[0]};
+          break;
         case 2: {
           uint16_t u;
           std::memcpy(&u, res, 2);
-          result->i = dtype_is_signed(d) ? static_cast<int16_t>(u) : u;
+          result->i = dtype_is_signed(d) ? int64_t{static_cast<int16_t>(u)} : int64_t{u};
           break;
         }
         case 4: {
           uint32_t u;
           std::memcpy(&u, res, 4);
-          result->i = dtype_is_signed(d) ? static_cast<int32_t>(u) : u;
+          result->i = dtype_is_signed(d) ? int64_t{static_cast<int32_t>(u)} : int64_t{u};
           break;
         }
         default: std::memcpy(&result->i, res, 8); break;

@@ -108,6 +108,20 @@ KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t
     out.arguments.push_back(std::move(a));
   }
 
+  Flavor flavor = options.cuda ? Flavor::cuda : Flavor::cpu;
+  if (options.cuda && k.params.size() > QDRT_CUDA_MAX_ARGS) {
+    sema::SemaDiagnostic d;
+    d.d.severity = syntax::Severity::Error;
+    d.d.line = analysis.program->defs[report.def].line;
+    d.d.col = analysis.program->defs[report.def].col;
+    d.d.code = "QD201";
+    d.d.message = "a CUDA kernel with more than " + std::to_string(QDRT_CUDA_MAX_ARGS) +
+                  " parameters is not supported in kernels";
+    d.module = analysis.program->defs[report.def].module;
+    d.kernel = report.id;
+    out.diagnostics.push_back(std::move(d));
+    return out;
+  }
   qdrt_task_launch base{};
   base.abi_version = QDRT_TASK_ABI_VERSION;
   base.temps_size = k.temps_size;
@@ -130,14 +144,14 @@ KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t
       all.push_back(t);
     }
     std::vector<std::string> symbols;
-    out.units.push_back(Unit{emit_unit(k, all, symbols)});
+    out.units.push_back(Unit{emit_unit(k, all, symbols, flavor)});
     for (size_t t = 0; t < k.tasks.size(); ++t) {
       add_task(t, 0, symbols[t]);
     }
   } else {
     for (size_t t = 0; t < k.tasks.size(); ++t) {
       std::vector<std::string> symbols;
-      out.units.push_back(Unit{emit_unit(k, {t}, symbols)});
+      out.units.push_back(Unit{emit_unit(k, {t}, symbols, flavor)});
       add_task(t, out.units.size() - 1, symbols[0]);
     }
   }

@@ -57,6 +57,7 @@ struct KernelCode {
 struct Options {
   bool dump_ir = false;   // fill KernelCode::ir_dump
   bool verify_ir = true;  // run the IR verifier after every pass
+  bool cuda = false;      // CUDA kernels (task_abi.h "CUDA modules"), not CPU entry points
 };
 
 // Lowers and generates one instance: `analysis.kernels[kernel].instances[instance]` (the

@@ -19,9 +19,15 @@ struct EmittedTask {
   bool range = false;
 };
 
+// Which entry points a unit gets (the statements and expressions are the same for both).
+enum class Flavor : uint8_t {
+  cpu,   // T(ctx, first, last) + T__extent(ctx): the runtime's thread pool splits the range
+  cuda,  // T(qdrt_cuda_context) kernels: range tasks evaluate their bounds and grid-stride
+};
+
 // Emits the listed tasks of `k` into one unit (one task for the split, all for whole-kernel).
 // Returns the unit's text with its final symbol names; `symbols` gets one name per task.
 std::string emit_unit(const ir::Kernel& k, const std::vector<size_t>& tasks,
-                      std::vector<std::string>& symbols);
+                      std::vector<std::string>& symbols, Flavor flavor = Flavor::cpu);
 
 }  // namespace qd::codegen

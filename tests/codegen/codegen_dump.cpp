@@ -11,12 +11,14 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: qd_codegen_dump PATH [--kernel ID] [--no-cpp] [--no-ir]\n");
+    std::fprintf(stderr,
+                 "usage: qd_codegen_dump PATH [--kernel ID] [--no-cpp] [--no-ir] [--cuda]\n");
     return 2;
   }
   std::string only;
   bool cpp = true;
   bool ir = true;
+  bool cuda = false;
   for (int i = 2; i < argc; ++i) {
     if (std::strcmp(argv[i], "--kernel") == 0 && i + 1 < argc) {
       only = argv[++i];
@@ -24,6 +26,8 @@ int main(int argc, char** argv) {
       cpp = false;
     } else if (std::strcmp(argv[i], "--no-ir") == 0) {
       ir = false;
+    } else if (std::strcmp(argv[i], "--cuda") == 0) {
+      cuda = true;
     }
   }
   qd::sema::AnalysisOptions opt;
@@ -39,6 +43,7 @@ int main(int argc, char** argv) {
       std::printf("=== %s [%s]\n", r.id.c_str(), r.instances[i].instance.c_str());
       qd::codegen::Options o;
       o.dump_ir = ir;
+      o.cuda = cuda;
       qd::codegen::KernelCode code = qd::codegen::generate_kernel(a, k, i, o);
       for (const qd::sema::SemaDiagnostic& d : code.diagnostics) {
         std::string path = d.module >= 0 ? a.program->modules[d.module].path : d.path;

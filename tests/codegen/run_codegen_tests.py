@@ -2,7 +2,8 @@
 """Golden fixtures for lowering, the offload split and the generated C++ (label codegen).
 
 tests/codegen/fixtures/*.py: valid kernels. The snapshot <name>.snap holds the output of
-`qd_codegen_dump FILE`: the IR after every pass and every generated unit. Output must be
+`qd_codegen_dump FILE`: the IR after every pass and every generated unit; <name>.cuda.snap the
+units of the CUDA flavor (`--cuda`). Output must be
 deterministic: each fixture is dumped twice and both runs must agree byte for byte.
 
 tests/codegen/reject/*.py: kernels outside the supported language, one per kernel. Every kernel
@@ -22,8 +23,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def dump(tool, path):
-    r = subprocess.run([tool, str(path)], capture_output=True, text=True, timeout=120)
+def dump(tool, path, *extra):
+    r = subprocess.run([tool, str(path), *extra], capture_output=True, text=True, timeout=120)
     return r.returncode, r.stdout.replace(str(HERE) + "/", "")
 
 
@@ -61,6 +62,12 @@ def main():
         if out != out2:
             failures.append(f"{f.name}: output is not deterministic")
         check_snapshot(f.name, f.with_suffix(".snap"), out, update, failures)
+        # The CUDA flavor of the same units (task_abi.h "CUDA modules"): entry points only differ.
+        rc, out = dump(args.tool, f, "--cuda", "--no-ir")
+        if rc != 0:
+            failures.append(f"{f.name} --cuda: qd_codegen_dump exited {rc}:\n{out[-2000:]}")
+            continue
+        check_snapshot(f.name + " --cuda", f.with_suffix(".cuda.snap"), out, update, failures)
     for f in sorted((HERE / "reject").glob("*.py")):
         count += 1
         rc, out = dump(args.tool, f)

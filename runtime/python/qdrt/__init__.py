@@ -332,6 +332,8 @@ class Kernel:
         if st != 0:
             _raise(st)
         if result.kind == _VALUE_INT:
+            if result.dtype == 8 and result.i < 0:  # u64: `i` holds the bit pattern
+                return result.i + (1 << 64)
             return result.i
         if result.kind == _VALUE_FLOAT:
             return result.f

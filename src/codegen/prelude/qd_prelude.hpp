@@ -13,7 +13,12 @@
 #include <stdint.h>
 
 // A task entry point or extent function: C linkage, exported from the module.
+#if defined(__NVPTX__)
+// CUDA (task_abi.h "CUDA modules"): a kernel entry point taking qdrt_cuda_context by value.
+#define QD_TASK extern "C" __attribute__((nvptx_kernel))
+#else
 #define QD_TASK extern "C" __attribute__((visibility("default")))
+#endif
 
 // Defines the module's ABI version symbol (task_abi.h). Exactly one TU of a module uses it; the
 // backend provides that TU (qd::backend::module_abi_unit()).
@@ -56,22 +61,86 @@ template <class T> inline T* result(const qdrt_launch_context* ctx) {
   return static_cast<T*>(ctx->result);
 }
 
-// --- math (compiler builtins; on x86-64 transcendental ones become libm calls) -----------------
+// The same accessors over the CUDA context (task_abi.h "CUDA modules"), and the grid-stride loop.
+template <class T> inline T arg_scalar(const qdrt_cuda_context* ctx, int index) {
+  T v;
+  __builtin_memcpy(&v, &ctx->args[index].scalar, sizeof(T));
+  return v;
+}
+inline const qdrt_cuda_arg* arg_array(const qdrt_cuda_context* ctx, int index) {
+  return &ctx->args[index];
+}
+template <class T> inline T* array_data(const qdrt_cuda_arg* a) { return static_cast<T*>(a->data); }
+template <class T> inline T* temp(const qdrt_cuda_context* ctx, uint64_t offset) {
+  return reinterpret_cast<T*>(static_cast<char*>(ctx->temps) + offset);
+}
+template <class T> inline T* result(const qdrt_cuda_context* ctx) {
+  return static_cast<T*>(ctx->result);
+}
+#if defined(__NVPTX__)
+inline i64 thread_index() {
+  return static_cast<i64>(__nvvm_read_ptx_sreg_ctaid_x()) * __nvvm_read_ptx_sreg_ntid_x() +
+         __nvvm_read_ptx_sreg_tid_x();
+}
+inline i64 thread_stride() {
+  return static_cast<i64>(__nvvm_read_ptx_sreg_ntid_x()) * __nvvm_read_ptx_sreg_nctaid_x();
+}
+#endif
+
+// --- math ------------------------------------------------------------------------------------
+// x86-64: compiler builtins (transcendental ones become libm calls). NVPTX: CUDA's libdevice
+// (__nv_*, linked by the backend), since LLVM has no NVPTX libcalls for them; sqrt, floor, ceil,
+// fabs, fmin and fmax are single instructions on both.
+
+#if defined(__NVPTX__)
+extern "C" {
+#define QD_LIBDEVICE_1(name)                                                                       \
+  float __nv_##name##f(float);                                                                     \
+  double __nv_##name(double);
+#define QD_LIBDEVICE_2(name)                                                                       \
+  float __nv_##name##f(float, float);                                                              \
+  double __nv_##name(double, double);
+QD_LIBDEVICE_1(sin)
+QD_LIBDEVICE_1(cos) QD_LIBDEVICE_1(tan) QD_LIBDEVICE_1(asin) QD_LIBDEVICE_1(acos)
+    QD_LIBDEVICE_1(atan) QD_LIBDEVICE_1(tanh) QD_LIBDEVICE_1(exp) QD_LIBDEVICE_1(log)
+        QD_LIBDEVICE_1(round) QD_LIBDEVICE_2(pow) QD_LIBDEVICE_2(atan2) QD_LIBDEVICE_2(fmod)
+#undef QD_LIBDEVICE_1
+#undef QD_LIBDEVICE_2
+}
+#define QD_MATH_1(name)                                                                            \
+  inline f32 name(f32 x) { return __nv_##name##f(x); }                                             \
+  inline f64 name(f64 x) { return __nv_##name(x); }
+#define QD_MATH_2(name)                                                                            \
+  inline f32 name(f32 x, f32 y) { return __nv_##name##f(x, y); }                                   \
+  inline f64 name(f64 x, f64 y) { return __nv_##name(x, y); }
+#else
+#define QD_MATH_1(name)                                                                            \
+  inline f32 name(f32 x) { return __builtin_##name##f(x); }                                        \
+  inline f64 name(f64 x) { return __builtin_##name(x); }
+#define QD_MATH_2(name)                                                                            \
+  inline f32 name(f32 x, f32 y) { return __builtin_##name##f(x, y); }                              \
+  inline f64 name(f64 x, f64 y) { return __builtin_##name(x, y); }
+#endif
+
+QD_MATH_1(sin)
+QD_MATH_1(cos)
+QD_MATH_1(tan)
+QD_MATH_1(asin)
+QD_MATH_1(acos)
+QD_MATH_1(atan)
+QD_MATH_1(tanh)
+QD_MATH_1(exp)
+QD_MATH_1(log)
+// Half away from zero (LLVM's llvm.round, libdevice's round).
+QD_MATH_1(round)
+QD_MATH_2(pow)
+QD_MATH_2(atan2)
+QD_MATH_2(fmod)
+#undef QD_MATH_1
+#undef QD_MATH_2
 
 inline f32 sqrt(f32 x) { return __builtin_sqrtf(x); }
 inline f64 sqrt(f64 x) { return __builtin_sqrt(x); }
-inline f32 sin(f32 x) { return __builtin_sinf(x); }
-inline f64 sin(f64 x) { return __builtin_sin(x); }
-inline f32 cos(f32 x) { return __builtin_cosf(x); }
-inline f64 cos(f64 x) { return __builtin_cos(x); }
-inline f32 tan(f32 x) { return __builtin_tanf(x); }
-inline f64 tan(f64 x) { return __builtin_tan(x); }
-inline f32 exp(f32 x) { return __builtin_expf(x); }
-inline f64 exp(f64 x) { return __builtin_exp(x); }
-inline f32 log(f32 x) { return __builtin_logf(x); }
-inline f64 log(f64 x) { return __builtin_log(x); }
-inline f32 pow(f32 x, f32 y) { return __builtin_powf(x, y); }
-inline f64 pow(f64 x, f64 y) { return __builtin_pow(x, y); }
 inline f32 floor(f32 x) { return __builtin_floorf(x); }
 inline f64 floor(f64 x) { return __builtin_floor(x); }
 inline f32 ceil(f32 x) { return __builtin_ceilf(x); }
@@ -82,24 +151,8 @@ inline f32 fmin(f32 x, f32 y) { return __builtin_fminf(x, y); }
 inline f64 fmin(f64 x, f64 y) { return __builtin_fmin(x, y); }
 inline f32 fmax(f32 x, f32 y) { return __builtin_fmaxf(x, y); }
 inline f64 fmax(f64 x, f64 y) { return __builtin_fmax(x, y); }
-
-// --- math beyond the compiler builtins above --------------------------------------------------
-
-inline f32 asin(f32 x) { return __builtin_asinf(x); }
-inline f64 asin(f64 x) { return __builtin_asin(x); }
-inline f32 acos(f32 x) { return __builtin_acosf(x); }
-inline f64 acos(f64 x) { return __builtin_acos(x); }
-inline f32 atan(f32 x) { return __builtin_atanf(x); }
-inline f64 atan(f64 x) { return __builtin_atan(x); }
-inline f32 tanh(f32 x) { return __builtin_tanhf(x); }
-inline f64 tanh(f64 x) { return __builtin_tanh(x); }
-inline f32 atan2(f32 y, f32 x) { return __builtin_atan2f(y, x); }
-inline f64 atan2(f64 y, f64 x) { return __builtin_atan2(y, x); }
 inline f32 rsqrt(f32 x) { return 1.0f / __builtin_sqrtf(x); }
 inline f64 rsqrt(f64 x) { return 1.0 / __builtin_sqrt(x); }
-// Half away from zero (LLVM's llvm.round).
-inline f32 round(f32 x) { return __builtin_roundf(x); }
-inline f64 round(f64 x) { return __builtin_round(x); }
 inline bool isnan(f32 x) { return __builtin_isnan(x); }
 inline bool isnan(f64 x) { return __builtin_isnan(x); }
 inline bool isinf(f32 x) { return __builtin_isinf(x); }
@@ -153,8 +206,8 @@ template <class T> inline T raw_mod(T a, T b) {
 }
 inline f32 raw_div(f32 a, f32 b) { return a / b; }
 inline f64 raw_div(f64 a, f64 b) { return a / b; }
-inline f32 raw_mod(f32 a, f32 b) { return __builtin_fmodf(a, b); }
-inline f64 raw_mod(f64 a, f64 b) { return __builtin_fmod(a, b); }
+inline f32 raw_mod(f32 a, f32 b) { return fmod(a, b); }
+inline f64 raw_mod(f64 a, f64 b) { return fmod(a, b); }
 
 // Python //: floor division. Integers: C division, minus one when the signs differ and the
 // remainder is nonzero. Floats: floor(a / b).
