@@ -9,7 +9,7 @@
 // SPEC: {"store": DIR, "entries": [{"kernel": ID, "instance": TEXT, "target": "cpu",
 //         "module": PATH_TO_SO,
 //         "tasks": [{"name": T, "kind": "range"|"serial", "temps_size": N, "result_dtype": "i64",
-//                    "grain": N, "flags": N, "abi_version": N (default 1),
+//                    "grain": N, "block_dim": N, "flags": N, "abi_version": N (default 1),
 //                    "metadata_size": N (default 32: a wrong size tests the reader)}],
 //         "arguments": [{"name": A, "kind": "scalar"|"ndarray"|"template", "dtype": "f32",
 //                        "ndim": N, "element_shape": [..]}]}]}
@@ -105,6 +105,7 @@ int publish(const std::string& spec_path) {
       l.result_dtype = k_dtypes.at(jt.value("result_dtype", std::string("none")));
       l.result_size = dtype_size(l.result_dtype);
       l.grain = jt.value("grain", 0u);
+      l.block_dim = jt.value("block_dim", 0u);
       std::string meta(reinterpret_cast<const char*>(&l), sizeof l);
       meta.resize(jt.value("metadata_size", sizeof l), '\0');
       Task t;

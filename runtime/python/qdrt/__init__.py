@@ -6,6 +6,8 @@
     advance = store.kernel("physics:advance")
     advance(pos, vel, 0.01)                      # C-contiguous buffers (numpy, array.array,
     advance.observations                         # memoryview with shape/format) and scalars
+    advance(pos_gpu, vel_gpu, 0.01, stream=s)    # CUDA: torch/cupy/numba device arrays
+                                                 # (__cuda_array_interface__ or __dlpack__)
 
 Arrays: the buffer's format gives the dtype, its shape the ndarray's dims plus the element dims
 of vector/matrix dtypes. Template parameters are passed like any argument (they select the
@@ -13,13 +15,19 @@ instance). A kernel returns its return value or None. Errors are qdrt.Error subc
 libqdrt's message. QDRT_LIBRARY names the libqdrt.so to use; otherwise the installed one next
 to this package (PREFIX/lib/libqdrt.so.0 for PREFIX/lib/qdrt/python/qdrt), the in-tree
 build/lib/libqdrt.so, then the system's. docs/runtime.md has the details.
+
+CUDA: device arrays (objects with __cuda_array_interface__, or __dlpack__ on a CUDA device) run
+the kernel's "cuda:sm_XX" instance on the GPU, queued on `stream` (a CUstream handle as an int,
+or an object with .cuda_stream / .ptr / .handle; default: the stream the arrays' producer names,
+else the default stream). The call returns once queued, unless the kernel returns a value.
 """
 
 import ctypes
 import os
 
 __all__ = ["open", "Store", "Kernel", "Error", "ArgumentError", "NoInstanceError",
-           "NotFoundError", "CorruptStoreError", "VersionError", "LoadError", "StoreIOError"]
+           "NotFoundError", "CorruptStoreError", "VersionError", "LoadError", "StoreIOError",
+           "CudaError", "cuda_init"]
 
 
 class Error(Exception):
@@ -58,11 +66,16 @@ class StoreIOError(Error, OSError):
     """Reading a store file failed."""
 
 
+class CudaError(Error):
+    """No CUDA driver or device, or a driver call failed (the message names the call)."""
+
+
 _ERRORS = {1: ("QDRT_ERROR_INVALID_ARGUMENT", Error), 2: ("QDRT_ERROR_NOT_FOUND", NotFoundError),
            3: ("QDRT_ERROR_IO", StoreIOError), 4: ("QDRT_ERROR_CORRUPT", CorruptStoreError),
            5: ("QDRT_ERROR_VERSION", VersionError), 6: ("QDRT_ERROR_LOAD", LoadError),
            7: ("QDRT_ERROR_NO_INSTANCE", NoInstanceError), 8: ("QDRT_ERROR_ARGUMENT", ArgumentError),
-           9: ("QDRT_ERROR_OUT_OF_MEMORY", Error), 10: ("QDRT_ERROR_INTERNAL", Error)}
+           9: ("QDRT_ERROR_OUT_OF_MEMORY", Error), 10: ("QDRT_ERROR_INTERNAL", Error),
+           11: ("QDRT_ERROR_CUDA", CudaError)}
 
 # QDRT_DTYPE_* codes (qdrt/store_format.h) by struct-module format character.
 _DTYPES = {"b": 1, "h": 2, "i": 3, "q": 4, "B": 5, "H": 6, "I": 7, "Q": 8, "e": 9, "f": 10,
@@ -73,7 +86,15 @@ _NAMES = {1: "i8", 2: "i16", 3: "i32", 4: "i64", 5: "u8", 6: "u16", 7: "u32", 8:
           9: "f16", 10: "f32", 11: "f64", 12: "u1"}
 
 _VALUE_NONE, _VALUE_ARRAY, _VALUE_INT, _VALUE_FLOAT, _VALUE_BOOL, _VALUE_TEXT = range(6)
+_VALUE_CUDA_ARRAY = 6
 _VALUE_UNSIGNED = 1  # qdrt_value.flags: `i` holds a uint64 bit pattern
+_DEVICE_AUTO, _DEVICE_CPU, _DEVICE_CUDA = 0, 1, 2
+# __cuda_array_interface__ typestr (kind, bytes) and DLPack (code, bits) -> QDRT_DTYPE_*
+_TYPESTR = {("i", 1): 1, ("i", 2): 2, ("i", 4): 3, ("i", 8): 4, ("u", 1): 5, ("u", 2): 6,
+            ("u", 4): 7, ("u", 8): 8, ("f", 2): 9, ("f", 4): 10, ("f", 8): 11, ("b", 1): 12}
+_DLPACK = {(0, 8): 1, (0, 16): 2, (0, 32): 3, (0, 64): 4, (1, 8): 5, (1, 16): 6, (1, 32): 7,
+           (1, 64): 8, (2, 16): 9, (2, 32): 10, (2, 64): 11, (6, 8): 12}
+_DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 1, 2, 3, 13
 _OPEN_LAZY = 1
 _MAX_NDIM = 12  # array dims + element dims accepted from a buffer
 
@@ -84,6 +105,25 @@ class _Value(ctypes.Structure):
                 ("shape", ctypes.POINTER(ctypes.c_int64)),
                 ("strides", ctypes.POINTER(ctypes.c_int64)), ("i", ctypes.c_int64),
                 ("f", ctypes.c_double), ("text", ctypes.c_char_p)]
+
+
+class _LaunchOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("device", ctypes.c_uint32),
+                ("cuda_stream", ctypes.c_void_p)]
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
 
 
 class _OpenOptions(ctypes.Structure):
@@ -140,6 +180,9 @@ def _load():
         "qdrt_kernel_instance": (ctypes.c_char_p, [vp, sz]),
         "qdrt_launch": (st, [vp, ctypes.POINTER(_Value), sz, ctypes.POINTER(_Value)]),
         "qdrt_kernel_observations": (st, [vp, ctypes.POINTER(_Observations)]),
+        "qdrt_launch_ex": (st, [vp, ctypes.POINTER(_Value), sz, ctypes.POINTER(_Value),
+                                ctypes.POINTER(_LaunchOptions)]),
+        "qdrt_cuda_init": (st, []),
     }
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)
@@ -157,6 +200,14 @@ def version():
     """libqdrt's version as (major, minor, patch)."""
     v = _load().qdrt_version()
     return (v >> 16, (v >> 8) & 0xFF, v & 0xFF)
+
+
+def cuda_init():
+    """Loads and initializes the CUDA driver; CudaError says why it cannot (no driver, the
+    toolkit's stub library, no device)."""
+    st = _load().qdrt_cuda_init()
+    if st != 0:
+        _raise(st)
 
 
 def open(path, lazy=False, num_threads=0):  # noqa: A001 (the documented name)
@@ -250,6 +301,91 @@ def _array_value(obj, keep):
     return v
 
 
+def _stream_handle(stream):
+    """A CUstream as an int from an int, None, or torch/cupy/numba stream objects."""
+    if stream is None:
+        return None
+    for attr in ("cuda_stream", "ptr", "handle"):
+        v = getattr(stream, attr, None)
+        if v is not None and not callable(v):
+            stream = v
+            break
+    if hasattr(stream, "value"):  # ctypes.c_void_p
+        stream = stream.value or 0
+    return int(stream)
+
+
+def _device_value(v, keep, dtype, data, shape, strides, readonly, what):
+    if readonly:
+        raise ArgumentError("the %s array is read-only (kernels may write their array "
+                            "arguments)" % what, "QDRT_ERROR_ARGUMENT")
+    cshape = (ctypes.c_int64 * max(len(shape), 1))(*shape)
+    keep.append(cshape)
+    v.kind, v.dtype, v.ndim, v.data = _VALUE_CUDA_ARRAY, dtype, len(shape), data or None
+    v.shape = ctypes.cast(cshape, ctypes.POINTER(ctypes.c_int64))
+    if strides is not None:
+        cstrides = (ctypes.c_int64 * max(len(strides), 1))(*strides)
+        keep.append(cstrides)
+        v.strides = ctypes.cast(cstrides, ctypes.POINTER(ctypes.c_int64))
+
+
+def _cai_value(cai, v, keep):
+    """__cuda_array_interface__ (v2/v3) -> a CUDA array value; returns the producer's stream."""
+    typestr = cai["typestr"]
+    if typestr[:1] == ">" or (typestr[1:2], int(typestr[2:] or 0)) not in _TYPESTR:
+        raise ArgumentError("unsupported __cuda_array_interface__ typestr '%s'" % typestr,
+                            "QDRT_ERROR_ARGUMENT")
+    if cai.get("mask") is not None:
+        raise ArgumentError("masked CUDA arrays are not supported", "QDRT_ERROR_ARGUMENT")
+    data, readonly = cai["data"]
+    _device_value(v, keep, _TYPESTR[(typestr[1], int(typestr[2:]))], data, tuple(cai["shape"]),
+                  cai.get("strides"), readonly, "__cuda_array_interface__")
+    return cai.get("stream")
+
+
+_capsule_api = None
+
+
+def _capsule_pointer(capsule, name):
+    global _capsule_api
+    if _capsule_api is None:
+        f = ctypes.pythonapi.PyCapsule_GetPointer
+        f.restype, f.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+        _capsule_api = f
+    return _capsule_api(capsule, name)
+
+
+def _dlpack_value(obj, v, keep, stream):
+    """An object with __dlpack__ / __dlpack_device__ -> a host or CUDA array value. The capsule
+    is borrowed (kept alive until the launch returns; its destructor releases the tensor)."""
+    dev_type = obj.__dlpack_device__()[0]
+    if dev_type in (_DL_CUDA, _DL_CUDA_MANAGED):
+        # the consumer's stream (1: the legacy default stream), so the producer orders its work
+        capsule = obj.__dlpack__(stream=1 if not stream else stream)
+    elif dev_type in (_DL_CPU, _DL_CUDA_HOST):
+        capsule = obj.__dlpack__()
+    else:
+        raise ArgumentError("DLPack device type %d is neither the CPU nor CUDA" % dev_type,
+                            "QDRT_ERROR_ARGUMENT")
+    keep.append(capsule)
+    t = _DLTensor.from_address(_capsule_pointer(capsule, b"dltensor"))
+    key = (t.dtype.code, t.dtype.bits)
+    if t.dtype.lanes != 1 or key not in _DLPACK:
+        raise ArgumentError("unsupported DLPack dtype (code %d, bits %d, lanes %d)"
+                            % (t.dtype.code, t.dtype.bits, t.dtype.lanes), "QDRT_ERROR_ARGUMENT")
+    dtype = _DLPACK[key]
+    shape = tuple(t.shape[i] for i in range(t.ndim))
+    itemsize = max(t.dtype.bits // 8, 1)
+    strides = None
+    if t.strides:  # in elements
+        strides = tuple(t.strides[i] * itemsize for i in range(t.ndim))
+    data = (t.data or 0) + t.byte_offset
+    _device_value(v, keep, dtype, data, shape, strides, False, "DLPack")
+    if dev_type in (_DL_CPU, _DL_CUDA_HOST):
+        v.kind = _VALUE_ARRAY
+    return dev_type in (_DL_CUDA, _DL_CUDA_MANAGED)
+
+
 class Kernel:
     """A kernel of an open store; call it with the kernel's arguments in parameter order."""
 
@@ -278,14 +414,35 @@ class Kernel:
                 "instance": o.instance.decode(), "object": o.object.decode(),
                 "target": o.target.decode()}
 
-    def __call__(self, *args):
+    def __call__(self, *args, stream=None, device=None):
+        """Launches. stream: a CUstream (int or stream object) for CUDA launches; device:
+        None (CUDA when an argument is a device array), "cpu" or "cuda"."""
         self._store._live()
         n = len(args)
         values = (_Value * max(n, 1))()
         keep = []
+        user_stream = _stream_handle(stream)
+        producer_stream = None
         for i, a in enumerate(args):
             v = values[i]
-            if isinstance(a, bool):
+            cai = None
+            if not isinstance(a, (bool, int, float, str)):
+                try:
+                    cai = a.__cuda_array_interface__
+                except Exception:  # noqa: BLE001 (torch raises for CPU tensors)
+                    cai = None
+            if cai is not None:
+                try:
+                    s = _cai_value(cai, v, keep)
+                except (KeyError, TypeError, ValueError) as e:
+                    raise ArgumentError("kernel '%s': argument %d: bad __cuda_array_interface__ "
+                                        "(%s)" % (self.id, i, e), "QDRT_ERROR_ARGUMENT") from None
+                except ArgumentError as e:
+                    raise ArgumentError("kernel '%s': argument %d: %s" % (self.id, i, e),
+                                        e.status) from None
+                if s not in (None, 1, 2) and producer_stream is None:
+                    producer_stream = int(s)
+            elif isinstance(a, bool):
                 v.kind, v.i = _VALUE_BOOL, int(a)
             elif isinstance(a, int):
                 if not -(1 << 63) <= a < (1 << 64):
@@ -304,6 +461,9 @@ class Kernel:
             else:
                 try:
                     av = _array_value(a, keep)
+                    if av is None and hasattr(a, "__dlpack__") and hasattr(a, "__dlpack_device__"):
+                        _dlpack_value(a, v, keep, user_stream)
+                        continue
                 except ArgumentError as e:
                     raise ArgumentError("kernel '%s': argument %d: %s" % (self.id, i, e),
                                         e.status) from None
@@ -327,7 +487,12 @@ class Kernel:
                 else:
                     values[i] = av
         result = _Value()
-        st = _lib.qdrt_launch(self._handle, values, n, ctypes.byref(result))
+        if device not in (None, "cpu", "cuda"):
+            raise ValueError("device must be None, 'cpu' or 'cuda'")
+        opts = _LaunchOptions(ctypes.sizeof(_LaunchOptions),
+                              {None: _DEVICE_AUTO, "cpu": _DEVICE_CPU, "cuda": _DEVICE_CUDA}[device],
+                              user_stream if user_stream is not None else producer_stream)
+        st = _lib.qdrt_launch_ex(self._handle, values, n, ctypes.byref(result), ctypes.byref(opts))
         del keep
         if st != 0:
             _raise(st)
