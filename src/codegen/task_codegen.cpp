@@ -206,13 +206,18 @@ public:
       m_out.open("QD_TASK void " + sym +
                  "(const qdrt_launch_context* ctx, i64 first_, i64 last_) {");
       declarations(uses, false);
-      m_out.line("const i64 begin_ = (i64)" + paren(ex(loop.begin)) + ";");
-      m_out.open("for (i64 idx_ = first_; idx_ < last_; ++idx_) {");
-      DType vt = m_k.vars[loop.var].type;
-      m_out.line(std::string("const ") + c_type_of(vt) + " " + name(loop.var) + " = (" +
-                 c_type_of(vt) + ")(begin_ + idx_);");
-      block(loop.body);
-      m_out.close();
+      privatize(loop);
+      if (loop.nd_vars.size() >= 2) {
+        cpu_rows(loop);
+      } else {
+        m_out.line("const i64 begin_ = (i64)" + paren(ex(loop.begin)) + ";");
+        nd_bounds(loop);
+        m_out.open("for (i64 idx_ = first_; idx_ < last_; ++idx_) {");
+        loop_index(loop, "begin_ + idx_");
+        block(loop.body);
+        m_out.close();
+      }
+      merge_private();
       m_out.close();
       return;
     }
@@ -248,18 +253,148 @@ private:
       return;
     }
     const Stmt& loop = *t.loop;
+    privatize(loop);
     m_out.line("const i64 begin_ = (i64)" + paren(ex(loop.begin)) + ";");
     m_out.line("const i64 extent_ = qd::extent(begin_, (i64)" + paren(ex(loop.end)) + ");");
+    nd_bounds(loop);
     m_out.open(
         "for (i64 idx_ = qd::thread_index(); idx_ < extent_; idx_ += qd::thread_stride()) {");
-    DType vt = m_k.vars[loop.var].type;
-    m_out.line(std::string("const ") + c_type_of(vt) + " " + name(loop.var) + " = (" +
-               c_type_of(vt) + ")(begin_ + idx_);");
+    loop_index(loop, "begin_ + idx_");
     block(loop.body);
     m_out.close();
+    merge_private();
     m_out.close();
   }
 
+  // The loop variable of a range loop at flat position `flat`; for an ndrange loop the index
+  // variables instead, decomposed from it (last dimension fastest).
+  void loop_index(const Stmt& loop, const std::string& flat) {
+    DType vt = m_k.vars[loop.var].type;
+    if (loop.nd_vars.empty()) {
+      m_out.line(std::string("const ") + c_type_of(vt) + " " + name(loop.var) + " = (" +
+                 c_type_of(vt) + ")(" + flat + ");");
+      return;
+    }
+    std::string rest = name(loop.var) + "_rest";
+    m_out.line("i64 " + rest + " = " + flat + ";");
+    for (size_t d = loop.nd_vars.size(); d-- > 0;) {
+      std::string v = name(loop.nd_vars[d]);
+      if (d == 0) {
+        m_out.line("const i32 " + v + " = (i32)(" + nd_name(loop, "b", d) + " + " + rest + ");");
+        break;
+      }
+      m_out.line("const i32 " + v + " = (i32)(" + nd_name(loop, "b", d) + " + " + rest + " % " +
+                 nd_name(loop, "e", d) + ");");
+      m_out.line(rest + " /= " + nd_name(loop, "e", d) + ";");
+    }
+  }
+
+  std::string nd_name(const Stmt& loop, const char* what, size_t d) {
+    return name(loop.var) + "_" + what + std::to_string(d);
+  }
+
+  // The begin and extent of every ndrange dimension, evaluated once before the loop.
+  void nd_bounds(const Stmt& loop) {
+    for (size_t d = 0; d < loop.nd_vars.size(); ++d) {
+      m_out.line("const i32 " + nd_name(loop, "b", d) + " = " + ex(loop.nd_begins[d]) + ";");
+      m_out.line("const i64 " + nd_name(loop, "e", d) + " = " + ex(loop.nd_extents[d]) + ";");
+    }
+  }
+
+  // A multi-dimensional ndrange chunk [first_, last_) row by row: one division per row, and the
+  // innermost dimension a plain loop the compiler can vectorize.
+  void cpu_rows(const Stmt& loop) {
+    nd_bounds(loop);
+    size_t last = loop.nd_vars.size() - 1;
+    std::string e_last = nd_name(loop, "e", last);
+    std::string outer = name(loop.var) + "_outer";
+    m_out.line("i64 idx_ = first_;");
+    m_out.open("while (idx_ < last_) {");
+    m_out.line("const i64 inner_ = idx_ % " + e_last + ";");
+    m_out.line("const i64 row_end_ = qd::min(last_, idx_ - inner_ + " + e_last + ");");
+    m_out.line("i64 " + outer + " = idx_ / " + e_last + ";");
+    for (size_t d = last; d-- > 0;) {
+      std::string v = name(loop.nd_vars[d]);
+      if (d == 0) {
+        m_out.line("const i32 " + v + " = (i32)(" + nd_name(loop, "b", d) + " + " + outer + ");");
+        break;
+      }
+      m_out.line("const i32 " + v + " = (i32)(" + nd_name(loop, "b", d) + " + " + outer + " % " +
+                 nd_name(loop, "e", d) + ");");
+      m_out.line(outer + " /= " + nd_name(loop, "e", d) + ";");
+    }
+    m_out.open("for (i64 in_ = inner_; in_ < inner_ + (row_end_ - idx_); ++in_) {");
+    m_out.line("const i32 " + name(loop.nd_vars[last]) + " = (i32)(" + nd_name(loop, "b", last) +
+               " + in_);");
+    block(loop.body);
+    m_out.close();
+    m_out.line("idx_ = row_end_;");
+    m_out.close();
+  }
+
+  // Thread-local reductions: a temporary that this range task only updates with one kind of
+  // atomic (+=/-=, min, max, &, |, ^, *) and never reads accumulates in a private variable per
+  // chunk (CPU) or thread (CUDA), merged with one atomic at the end.
+  void privatize(const Stmt& loop) {
+    m_private.clear();
+    std::map<int32_t, AtomicOp> kind;
+    std::set<int32_t> blocked;
+    auto cls = [](AtomicOp op) { return op == AtomicOp::sub ? AtomicOp::add : op; };
+    walk_stmts(loop.body, [&](const Stmt& s) {
+      for_each_expr(s, [&](const Expr* e) {
+        walk_expr(e, [&](const Expr& x) {
+          if (x.kind == ExprKind::var) {
+            blocked.insert(x.index);
+          }
+        });
+      });
+      if (s.kind == StmtKind::assign) {
+        blocked.insert(s.var);
+      }
+      if (s.kind == StmtKind::atomic && s.target_var >= 0) {
+        if (s.var >= 0) {
+          blocked.insert(s.target_var);
+        }
+        auto [it, inserted] = kind.emplace(s.target_var, cls(s.op));
+        if (!inserted && it->second != cls(s.op)) {
+          blocked.insert(s.target_var);
+        }
+      }
+    });
+    for (const auto& [v, op] : kind) {
+      if (!is_temp(v) || blocked.count(v) != 0) {
+        continue;
+      }
+      DType t = m_k.vars[v].type;
+      std::string ct = c_type_of(t);
+      std::string init;
+      switch (op) {
+        case AtomicOp::min:
+          init = is_float(t) ? std::string(t == DType::f32 ? "__builtin_inff()" : "__builtin_inf()")
+                             : "qd::max_of<" + ct + ">()";
+          break;
+        case AtomicOp::max:
+          init = is_float(t)
+                     ? std::string(t == DType::f32 ? "-__builtin_inff()" : "-__builtin_inf()")
+                     : "qd::min_of<" + ct + ">()";
+          break;
+        case AtomicOp::mul: init = "(" + ct + ")1"; break;
+        case AtomicOp::bit_and: init = "(" + ct + ")~(" + ct + ")0"; break;
+        default: init = "(" + ct + ")0"; break;
+      }
+      std::string priv = name(v) + "_local";
+      m_private.emplace(v, std::make_pair(priv, op));
+      m_out.line(ct + " " + priv + " = " + init + ";  // thread-local part of the reduction");
+    }
+  }
+
+  void merge_private() {
+    for (const auto& [v, p] : m_private) {
+      m_out.line(std::string("qd::atomic_") + name_of(p.second) + "(&" + name(v) + ", " + p.first +
+                 ");");
+    }
+    m_private.clear();
+  }
   std::string name(int32_t v) {
     auto it = m_names.find(v);
     if (it != m_names.end()) {
@@ -338,7 +473,11 @@ private:
         DType t = s.target_var >= 0 ? m_k.vars[s.target_var].type : m_k.params[s.array].dtype;
         std::string ct = c_type_of(t);
         std::string target = s.target_var >= 0 ? name(s.target_var) : element(s.array, s.index);
-        bool real = m_range && (s.target_var < 0 || is_temp(s.target_var));
+        if (s.target_var >= 0 && m_private.count(s.target_var) != 0) {
+          target = m_private.at(s.target_var).first;  // a thread-local reduction (privatize)
+        }
+        bool real = m_range && (s.target_var < 0 || is_temp(s.target_var)) &&
+                    !(s.target_var >= 0 && m_private.count(s.target_var) != 0);
         std::string result = s.var >= 0 ? ct + " " + name(s.var) + " = " : "";
         if (real) {
           m_out.line(result + "qd::atomic_" + name_of(s.op) + "(&" + target + ", " + ex(s.value) +
@@ -383,8 +522,12 @@ private:
         std::string end = "end_" + name(s.var);
         m_out.open("{");
         m_out.line("const " + ct + " " + end + " = " + ex(s.end) + ";");
+        nd_bounds(s);
         m_out.open("for (" + ct + " " + name(s.var) + " = " + ex(s.begin) + "; " + name(s.var) +
                    " < " + end + "; ++" + name(s.var) + ") {");
+        if (!s.nd_vars.empty()) {
+          loop_index(s, name(s.var));
+        }
         block(s.body);
         m_out.close();
         m_out.close();
@@ -443,6 +586,7 @@ private:
   Flavor m_flavor = Flavor::cpu;
   bool m_range = false;
   std::map<int32_t, std::string> m_names;
+  std::map<int32_t, std::pair<std::string, AtomicOp>> m_private;  // var -> (local name, op class)
   int32_t m_next = 0;
   std::string m_last_comment;
 };

@@ -142,6 +142,12 @@ struct Stmt {
   Block body;
   bool parallel = false;  // range_for at the kernel root, offloaded as a range task
   std::string label;      // range_for: "for i in range(n)" as written
+  // A flat ndrange loop (qd.ndrange / grouped / struct-for): `var` (i64) runs over [0, product of
+  // the extents); dimension d's index variable nd_vars[d] (i32) is nd_begins[d] (i32) plus the
+  // flat index's digit d (last dimension fastest). Codegen decomposes (per row on CPU).
+  std::vector<int32_t> nd_vars;
+  std::vector<const Expr*> nd_begins;
+  std::vector<const Expr*> nd_extents;  // i64, each >= 0
 };
 
 struct Var {
@@ -230,6 +236,12 @@ template <class F> void for_each_expr(const Stmt& s, F&& f) {
     if (e != nullptr) {
       f(e);
     }
+  }
+  for (const Expr* e : s.nd_begins) {
+    f(e);
+  }
+  for (const Expr* e : s.nd_extents) {
+    f(e);
   }
 }
 

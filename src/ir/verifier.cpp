@@ -132,6 +132,14 @@ struct Verifier {
         if (s.parallel && !root) {
           return bad("a parallel loop below the kernel root" + at);
         }
+        for (size_t d = 0; d < s.nd_vars.size(); ++d) {
+          if (!var_ok(s.nd_vars[d]) || k.vars[s.nd_vars[d]].type != DType::i32 ||
+              d >= s.nd_begins.size() || d >= s.nd_extents.size() || !expr(s.nd_begins[d]) ||
+              !expr(s.nd_extents[d]) || s.nd_begins[d]->type != DType::i32 ||
+              s.nd_extents[d]->type != DType::i64) {
+            return bad("ndrange dimension " + std::to_string(d) + at);
+          }
+        }
         return var_ok(s.var) && expr(s.begin) && expr(s.end) &&
                ((s.begin->type == k.vars[s.var].type && s.end->type == k.vars[s.var].type) ||
                 bad("loop bound types" + at)) &&

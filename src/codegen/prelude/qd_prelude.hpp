@@ -101,9 +101,11 @@ extern "C" {
   float __nv_##name##f(float, float);                                                              \
   double __nv_##name(double, double);
 QD_LIBDEVICE_1(sin)
-QD_LIBDEVICE_1(cos) QD_LIBDEVICE_1(tan) QD_LIBDEVICE_1(asin) QD_LIBDEVICE_1(acos)
-    QD_LIBDEVICE_1(atan) QD_LIBDEVICE_1(tanh) QD_LIBDEVICE_1(exp) QD_LIBDEVICE_1(log)
-        QD_LIBDEVICE_1(round) QD_LIBDEVICE_2(pow) QD_LIBDEVICE_2(atan2) QD_LIBDEVICE_2(fmod)
+QD_LIBDEVICE_1(cos)
+QD_LIBDEVICE_1(tan)
+QD_LIBDEVICE_1(asin) QD_LIBDEVICE_1(acos) QD_LIBDEVICE_1(atan) QD_LIBDEVICE_1(tanh)
+    QD_LIBDEVICE_1(exp) QD_LIBDEVICE_1(log) QD_LIBDEVICE_1(round) QD_LIBDEVICE_2(pow)
+        QD_LIBDEVICE_2(atan2) QD_LIBDEVICE_2(fmod)
 #undef QD_LIBDEVICE_1
 #undef QD_LIBDEVICE_2
 }
@@ -276,6 +278,16 @@ template <class T> inline T bit_shr(T a, T b) {
   using U = __make_unsigned(T);
   constexpr unsigned bits = sizeof(T) * 8;
   return static_cast<T>(static_cast<U>(a) >> (static_cast<unsigned>(b) & (bits - 1)));
+}
+
+// The largest / smallest value of an integer type (identities of min / max reductions).
+template <class T> inline constexpr T max_of() {
+  using U = __make_unsigned(T);
+  return static_cast<T>(-1) < 0 ? static_cast<T>(static_cast<U>(~U{0}) >> 1)
+                                : static_cast<T>(~U{0});
+}
+template <class T> inline constexpr T min_of() {
+  return static_cast<T>(-1) < 0 ? static_cast<T>(-max_of<T>() - 1) : T{0};
 }
 
 // The iteration count of a range task with bounds [begin, end) (<= 0: none).

@@ -385,24 +385,16 @@ void Lowerer::lower_ndrange_for(const ast::For* s, const Val& nd, bool grouped) 
   m_loops.push_back(
       Loop{parallel ? Loop::Kind::parallel : Loop::Kind::serial, 0, m_frames.size() - 1});
   push_scope();
-  // Decompose the flat index, last dimension fastest.
+  // The index variables; codegen decomposes the flat index (last dimension fastest).
   std::vector<int32_t> index_vars(dims, -1);
-  const Expr* rest = k.var_ref(st->var);
-  for (size_t d = dims; d-- > 0;) {
-    const Expr* within = d == 0 ? rest : k.binary(BinOp::raw_mod, DType::i64, rest, extents[d]);
-    const Expr* value =
-        k.cast(DType::i32, k.binary(BinOp::add, DType::i64, k.cast(DType::i64, begins[d]), within));
+  for (size_t d = 0; d < dims; ++d) {
     std::string name =
         grouped ? std::string(names[0]->id) + "_" + std::to_string(d) : std::string(names[d]->id);
     index_vars[d] = k.new_var(name, DType::i32);
-    Stmt* a = emit(StmtKind::assign, s->pos);
-    a->decl = true;
-    a->var = index_vars[d];
-    a->value = value;
-    if (d > 0) {
-      rest = k.binary(BinOp::raw_div, DType::i64, rest, extents[d]);
-    }
   }
+  st->nd_vars = index_vars;
+  st->nd_begins = begins;
+  st->nd_extents = extents;
   auto b = std::make_shared<Binding>();
   b->immutable = true;
   b->what = "loop variable";
