@@ -142,6 +142,22 @@ bool parse_inputs(const std::vector<std::string>& f, InputsRecord& r) {
   return in.done();
 }
 
+bool parse_owner(const std::vector<std::string>& f, OwnerRecord& r) {
+  Reader in(f);
+  size_t n = 0;
+  if (!(in.str(r.owner) && in.count(n, 4))) {
+    return false;
+  }
+  r.entries.resize(n);
+  for (OwnedEntry& e : r.entries) {
+    in.str(e.kernel_id);
+    in.str(e.instance);
+    in.str(e.target);
+    in.str(e.module_object);
+  }
+  return in.done();
+}
+
 bool write_all(int fd, std::string_view data) {
   while (!data.empty()) {
     ssize_t n = ::write(fd, data.data(), data.size());
@@ -207,6 +223,26 @@ std::string BuildLog::format(const InputsRecord& r) {
   return out;
 }
 
+std::string BuildLog::format(const OwnerRecord& r) {
+  std::string out = "owner";
+  put_field(out, r.owner);
+  put_int(out, static_cast<int64_t>(r.entries.size()));
+  for (const OwnedEntry& e : r.entries) {
+    put_field(out, e.kernel_id);
+    put_field(out, e.instance);
+    put_field(out, e.target);
+    put_field(out, e.module_object);
+  }
+  out += '\n';
+  return out;
+}
+
+void BuildLog::add(OwnerRecord r) {
+  std::string owner = r.owner;
+  m_owners[std::move(owner)] = std::move(r);
+  ++m_total;
+}
+
 void BuildLog::add(InstanceRecord r) {
   InstanceId id{r.kernel_id, r.instance, r.target};
   m_instances[std::move(id)] = std::move(r);
@@ -222,6 +258,7 @@ void BuildLog::add(InputsRecord r) {
 void BuildLog::parse(std::string_view text) {
   m_instances.clear();
   m_inputs.clear();
+  m_owners.clear();
   m_total = 0;
   m_skipped = 0;
   m_torn = false;
@@ -254,6 +291,12 @@ void BuildLog::parse(std::string_view text) {
     } else if (fields[0] == "inputs") {
       InputsRecord r;
       if (parse_inputs(fields, r)) {
+        add(std::move(r));
+        continue;
+      }
+    } else if (fields[0] == "owner") {
+      OwnerRecord r;
+      if (parse_owner(fields, r)) {
         add(std::move(r));
         continue;
       }
@@ -310,9 +353,14 @@ const InputsRecord* BuildLog::find_inputs(const std::string& config) const {
   return it == m_inputs.end() ? nullptr : &it->second;
 }
 
+const OwnerRecord* BuildLog::find_owner(const std::string& owner) const {
+  auto it = m_owners.find(owner);
+  return it == m_owners.end() ? nullptr : &it->second;
+}
+
 bool BuildLog::needs_compaction(size_t more) const {
   size_t total = m_total + more;
-  size_t unique = m_instances.size() + m_inputs.size();
+  size_t unique = m_instances.size() + m_inputs.size() + m_owners.size();
   return total >= k_compact_min && total > 3 * std::max<size_t>(unique, 1);
 }
 
@@ -324,11 +372,15 @@ std::string BuildLog::compacted_text() const {
   for (const auto& [config, r] : m_inputs) {
     text += format(r);
   }
+  for (const auto& [owner, r] : m_owners) {
+    text += format(r);
+  }
   return text;
 }
 
 bool BuildLog::write(const std::string& path, const std::vector<InstanceRecord>& instances,
-                     const std::vector<InputsRecord>& inputs, std::string& error) {
+                     const std::vector<InputsRecord>& inputs, std::string& error,
+                     const std::vector<OwnerRecord>& owners) {
   std::string batch = m_torn ? "\n" : "";
   for (const InstanceRecord& r : instances) {
     batch += format(r);
@@ -336,18 +388,25 @@ bool BuildLog::write(const std::string& path, const std::vector<InstanceRecord>&
   for (const InputsRecord& r : inputs) {
     batch += format(r);
   }
-  bool rewrite = !m_version_ok || needs_compaction(instances.size() + inputs.size());
+  for (const OwnerRecord& r : owners) {
+    batch += format(r);
+  }
+  bool rewrite =
+      !m_version_ok || needs_compaction(instances.size() + inputs.size() + owners.size());
   for (const InstanceRecord& r : instances) {
     add(r);
   }
   for (const InputsRecord& r : inputs) {
     add(r);
   }
+  for (const OwnerRecord& r : owners) {
+    add(r);
+  }
   if (rewrite) {
     if (!support::write_file_atomic(path, compacted_text(), error)) {
       return false;
     }
-    m_total = m_instances.size() + m_inputs.size();
+    m_total = m_instances.size() + m_inputs.size() + m_owners.size();
     m_version_ok = true;
     m_torn = false;
     return true;

@@ -2,7 +2,7 @@
 // directory, append-only text, read whole at startup.
 //
 //   log      = "# qdbuild log v1\n" record*
-//   record   = (instance | inputs) "\n"          fields separated by TAB; in every field
+//   record   = (instance | inputs | owner) "\n"  fields separated by TAB; in every field
 //                                                  '\\' '\t' '\n' are written \\ \t \n
 //   instance = "instance" kernel_id instance target kernel_key compiler module module_object
 //              end_ms duration_ms n_components (tag hash){n_components} n_tasks (task_key
@@ -10,6 +10,7 @@
 //   inputs   = "inputs" config stamp_ns index_size index_mtime_ns
 //              n_files (path size mtime_ns content_hash){n_files}
 //              n_configs (path exists size mtime_ns){n_configs}
+//   owner    = "owner" owner_key n_entries (kernel_id instance target module_object){n_entries}
 //
 // instance: one kernel instance built for a target: its kernel key and the key's components (tag,
 // hash: `-d explain` diffs them), the compiler identity (qdbuild, toolchain), the module it was
@@ -22,6 +23,11 @@
 // content hash or "" — the hash only for files modified within the clock's granularity of the
 // stat: racy-git), and every config file candidate looked at (path, 0/1, size, mtime_ns). The last
 // record for a config wins.
+// owner: the index entries a build of some paths owns (docs/build.md "Entries a build owns"): the
+// owner key (working directory, paths, target: not the compiler), and per entry its key and the
+// module object the build published. A later build of the same paths removes the owned entries of
+// kernels that left its tree, if the index still holds what it published. The last record for an
+// owner wins. (Added in qdbuild 0.1.0 with `--watch`; an older reader skips the line.)
 //
 // A line that does not parse (a torn last line after a crash, a damaged byte) is skipped; a log
 // whose first line is not the version line is read as empty and rewritten on the next write. Past
@@ -93,6 +99,22 @@ struct InputsRecord {
   bool operator==(const InputsRecord&) const = default;
 };
 
+struct OwnedEntry {
+  std::string kernel_id;
+  std::string instance;
+  std::string target;
+  std::string module_object;  // hex .so object id as published
+
+  auto operator<=>(const OwnedEntry&) const = default;
+};
+
+struct OwnerRecord {
+  std::string owner;
+  std::vector<OwnedEntry> entries;  // sorted
+
+  bool operator==(const OwnerRecord&) const = default;
+};
+
 using InstanceId = std::tuple<std::string, std::string, std::string>;  // kernel, instance, target
 
 inline constexpr std::string_view k_log_version_line = "# qdbuild log v1";
@@ -111,6 +133,7 @@ public:
   const InstanceRecord* find(const std::string& kernel_id, const std::string& instance,
                              const std::string& target) const;
   const InputsRecord* find_inputs(const std::string& config) const;
+  const OwnerRecord* find_owner(const std::string& owner) const;
 
   const std::map<InstanceId, InstanceRecord>& instances() const { return m_instances; }
   const std::map<std::string, InputsRecord>& inputs() const { return m_inputs; }
@@ -125,18 +148,22 @@ public:
   // per key, these included) when the version line is wrong or needs_compaction(). Updates this
   // object to the new state. Returns false with `error` on failure.
   bool write(const std::string& path, const std::vector<InstanceRecord>& instances,
-             const std::vector<InputsRecord>& inputs, std::string& error);
+             const std::vector<InputsRecord>& inputs, std::string& error,
+             const std::vector<OwnerRecord>& owners = {});
 
   static std::string format(const InstanceRecord& r);
   static std::string format(const InputsRecord& r);
+  static std::string format(const OwnerRecord& r);
 
 private:
   void add(InstanceRecord r);
   void add(InputsRecord r);
+  void add(OwnerRecord r);
   std::string compacted_text() const;
 
   std::map<InstanceId, InstanceRecord> m_instances;
   std::map<std::string, InputsRecord> m_inputs;
+  std::map<std::string, OwnerRecord> m_owners;
   size_t m_total = 0;
   size_t m_skipped = 0;
   bool m_version_ok = true;  // false: a file exists whose first line is not ours

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <string>
 
+#include <unistd.h>
+
 #include "support/file_io.hpp"
 
 using namespace qd::build;
@@ -174,4 +176,34 @@ TEST_CASE("BuildLog::scan_inputs: the last inputs record of a config, nothing el
   CHECK_FALSE(BuildLog::scan_inputs(text + "inputs\tcfg\tbroken\n", "cfg"));
   // A torn last line is ignored.
   CHECK(BuildLog::scan_inputs(text + "inputs\tcfg\t12", "cfg"));
+}
+
+TEST_CASE("build log: owner records round trip, last one wins, survive compaction") {
+  OwnerRecord a;
+  a.owner = "owner1";
+  a.entries = {{"m:k", "x=ndarray(f32, 1)", "cpu", std::string(64, 'a')},
+               {"m:odd\tname", "", "cpu", std::string(64, 'b')}};
+  OwnerRecord b = a;
+  b.entries.pop_back();
+  BuildLog log;
+  log.parse(std::string(k_log_version_line) + "\n" + BuildLog::format(a) + BuildLog::format(b));
+  REQUIRE(log.find_owner("owner1") != nullptr);
+  CHECK(*log.find_owner("owner1") == b);
+  CHECK(log.find_owner("other") == nullptr);
+  CHECK(log.skipped_lines() == 0);
+
+  fs::path dir = fs::temp_directory_path() / ("qd_owner_log_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string path = (dir / "build.log").string();
+  BuildLog w;
+  std::string error;
+  for (size_t i = 0; i < k_compact_min + 5; ++i) {
+    REQUIRE(w.write(path, {}, {}, error, {i % 2 == 0 ? a : b}));
+  }
+  BuildLog r;
+  r.load(path);
+  REQUIRE(r.find_owner("owner1") != nullptr);
+  CHECK(*r.find_owner("owner1") == ((k_compact_min + 4) % 2 == 0 ? a : b));
+  CHECK(r.total_records() < k_compact_min);  // compacted
+  fs::remove_all(dir);
 }

@@ -12,6 +12,8 @@
 #include <optional>
 #include <set>
 
+#include <sys/stat.h>
+
 #include "backend/backend.hpp"
 #include "backend/plugin.hpp"
 #include "build/build_log.hpp"
@@ -103,6 +105,18 @@ std::string config_key(const BuildOptions& o, const std::string& compiler) {
   return sema::sha256_hex(key);
 }
 
+// Who owns the entries a build publishes: the working directory, the paths and the target (not
+// the compiler: a new qdbuild still owns what the old one published).
+std::string owner_key(const BuildOptions& o) {
+  std::error_code ec;
+  std::string key = "qdbuild-build-owner-1\ncwd " + fs::current_path(ec).string() + "\n";
+  for (const std::string& p : o.paths) {
+    key += "path " + p + "\n";
+  }
+  key += "target " + o.target + "\n";
+  return sema::sha256_hex(key);
+}
+
 void stat_index(const std::string& path, int64_t& size, int64_t& mtime) {
   if (!stat_file(path, size, mtime)) {
     size = -1;
@@ -143,6 +157,45 @@ struct CompileJob {
   std::vector<std::string> errors;
 };
 
+// publish() plus removals, under one index lock: each key of `remove_if` leaves the index if the
+// index still holds the module object this builder published for it (another builder's newer
+// entry stays). `removed`: the kernel ids removed.
+store::Result<store::Unit>
+publish_and_remove(store::LocalStore& st, std::vector<store::Entry> entries,
+                   const std::map<store::EntryKey, std::string>& remove_if,
+                   std::set<std::string>& removed) {
+  int64_t now = static_cast<int64_t>(::time(nullptr));
+  for (store::Entry& e : entries) {
+    if (e.record.last_used == 0) {
+      e.record.last_used = now;
+    }
+  }
+  return st.update_index(
+      [&](std::vector<store::Entry> current) -> store::Result<std::vector<store::Entry>> {
+        removed.clear();
+        for (const store::Entry& e : entries) {
+          for (const store::ObjectId& id : store::referenced_objects(e)) {
+            struct stat sb{};
+            if (::stat(st.object_path(id).c_str(), &sb) != 0) {
+              return store::fail(store::FailureKind::not_found,
+                                 "cannot publish kernel '" + e.key.kernel_id + "': its object '" +
+                                     st.object_path(id) + "' is not in the store (removed by gc?)");
+            }
+          }
+        }
+        std::vector<store::Entry> merged = store::merge_entries(std::move(current), entries);
+        std::erase_if(merged, [&](const store::Entry& e) {
+          auto it = remove_if.find(e.key);
+          if (it == remove_if.end() || !e.record.module || e.record.module->hex() != it->second) {
+            return false;
+          }
+          removed.insert(e.key.kernel_id);
+          return true;
+        });
+        return merged;
+      });
+}
+
 std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string out;
   for (const std::string& s : v) {
@@ -151,14 +204,57 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
   return out;
 }
 
-class Builder {
-public:
-  Builder(const BuildOptions& o, Status& status) : m_o(o), m_status(status) {}
+}  // namespace
 
-  BuildResult run();
+// What a Builder keeps between runs (watch mode): the compiler identity, the build log as last
+// written, the store handles, the parse cache, the objects it compiled or read (link inputs).
+struct Builder::Session {
+  explicit Session(BuildOptions o, Status& s) : options(std::move(o)), status(s) {}
+  ~Session() {
+    // Never destroyed: freeing every AST at exit costs time and changes nothing.
+    (void)analysis.release();
+  }
+
+  BuildOptions options;
+  Status& status;
+  bool ready = false;       // compiler identity, config and owner keys computed
+  bool log_loaded = false;  // `log` holds the log file (as this process last wrote it)
+  std::string toolchain;    // backend::toolchain_id of the target
+  std::string compiler;
+  std::string config;
+  std::string owner;
+  BuildLog log;
+  std::string log_path;
+  std::unique_ptr<store::LocalStore> store;
+  std::unique_ptr<store::TaskCache> cache;
+  sema::ParseCache parse_cache;
+  std::unique_ptr<sema::Analysis> analysis;  // the last run's (the next run replaces it)
+  // Object bytes by address (this run's compiles, objects read for links), kept for the next
+  // run's links up to k_object_cache_bytes.
+  std::map<store::ObjectId, std::string> objects;
+  size_t object_bytes = 0;
+  std::mutex status_mutex;  // Status calls from worker threads (and the store's warnings)
+};
+
+namespace {
+
+constexpr size_t k_object_cache_bytes = size_t{256} << 20;
+
+class Run {
+public:
+  explicit Run(Builder::Session& s)
+      : m_s(s), m_o(s.options), m_status(s.status), m_toolchain(s.toolchain),
+        m_compiler(s.compiler), m_config(s.config), m_log(s.log), m_log_path(s.log_path),
+        m_store(s.store), m_cache(s.cache), m_fresh_objects(s.objects),
+        m_status_mutex(s.status_mutex) {}
+
+  BuildResult run(bool check_noop);
 
 private:
-  bool try_noop(const std::string& log_text);
+  BuildResult finish_noop();
+  bool try_noop(const std::string* log_text);
+  void remember_object(const store::ObjectId& id, std::string bytes);
+  void ownership(std::vector<store::EntryKey>& remove, OwnerRecord& owned);
   void classify_diagnostics();
   void plan();
   void generate();
@@ -174,31 +270,33 @@ private:
     f();
   }
 
+  Builder::Session& m_s;
   const BuildOptions& m_o;
   Status& m_status;
   BuildResult m_r;
   Metrics m_metrics;
   Clock::time_point m_start = Clock::now();
-  std::mutex m_status_mutex;
 
-  std::string m_toolchain;  // backend::toolchain_id of the target
-  std::string m_compiler;
-  std::string m_config;
-  BuildLog m_log;
-  std::string m_log_path;
+  std::string& m_toolchain;
+  std::string& m_compiler;
+  std::string& m_config;
+  BuildLog& m_log;
+  std::string& m_log_path;
   InputsRecord m_stamp;
-  std::unique_ptr<store::LocalStore> m_store;
-  std::unique_ptr<store::TaskCache> m_cache;
+  std::unique_ptr<store::LocalStore>& m_store;
+  std::unique_ptr<store::TaskCache>& m_cache;
   const store::IndexView* m_index = nullptr;
   sema::Analysis* m_a = nullptr;
 
   std::set<std::string> m_failed_kernels;
+  std::set<std::string> m_kept_broken;  // owned kernels of files with errors: entries kept
   std::map<std::string, std::vector<sema::SemaDiagnostic>> m_kernel_errors;
   std::set<int32_t> m_broken_modules;  // modules with parse errors
   std::vector<Work> m_work;
   std::vector<CompileJob> m_jobs;
   std::map<std::string, size_t> m_job_of;  // task key -> job
-  std::map<store::ObjectId, std::string> m_fresh_objects;
+  std::map<store::ObjectId, std::string>& m_fresh_objects;
+  std::mutex& m_status_mutex;
   std::optional<store::ObjectId> m_abi_object;
   std::vector<store::Entry> m_entries;
   std::vector<InstanceRecord> m_log_records;
@@ -206,9 +304,15 @@ private:
   double m_compile_ms = 0;
 };
 
-bool Builder::try_noop(const std::string& log_text) {
+// `log_text`: the log file (first run); nullptr: the log this Builder last wrote (later runs).
+bool Run::try_noop(const std::string* log_text) {
   Timer t(m_metrics, "no-op check");
-  std::optional<InputsRecord> logged = BuildLog::scan_inputs(log_text, m_config);
+  std::optional<InputsRecord> logged;
+  if (log_text != nullptr) {
+    logged = BuildLog::scan_inputs(*log_text, m_config);
+  } else if (const InputsRecord* r = m_log.find_inputs(m_config)) {
+    logged = *r;
+  }
   if (!logged) {
     if (m_o.explain) {
       m_status.info("qdbuild explain: no earlier build of these paths in the log");
@@ -226,7 +330,7 @@ bool Builder::try_noop(const std::string& log_text) {
   return false;
 }
 
-void Builder::classify_diagnostics() {
+void Run::classify_diagnostics() {
   sema::Analysis& a = *m_a;
   std::set<std::string> kernel_ids;
   for (const sema::KernelReport& k : a.kernels) {
@@ -235,6 +339,9 @@ void Builder::classify_diagnostics() {
   std::vector<sema::SemaDiagnostic> shown;
   for (const sema::SemaDiagnostic& d : a.diagnostics) {
     bool error = d.d.severity == Severity::Error;
+    if (error) {
+      ++m_r.errors;
+    }
     if (error && !d.kernel.empty() && kernel_ids.count(d.kernel) != 0) {
       m_kernel_errors[d.kernel].push_back(d);  // shown under FAILED: <kernel>
       continue;
@@ -242,21 +349,20 @@ void Builder::classify_diagnostics() {
     if (error) {
       if (d.module != sema::k_none) {
         m_broken_modules.insert(d.module);
-      } else {
-        m_r.input_error = true;  // a config error
       }
+      m_r.input_error = true;  // a file or config error: exit 1, no inputs record
     }
     shown.push_back(d);
   }
   m_status.diagnostics(a, shown);
 }
 
-void Builder::fail(Work& w, std::vector<std::string> messages) {
+void Run::fail(Work& w, std::vector<std::string> messages) {
   w.failed = true;
   w.messages.insert(w.messages.end(), messages.begin(), messages.end());
 }
 
-void Builder::plan() {
+void Run::plan() {
   Timer t(m_metrics, "plan");
   sema::Analysis& a = *m_a;
   for (size_t k = 0; k < a.kernels.size(); ++k) {
@@ -345,7 +451,7 @@ void Builder::plan() {
   }
 }
 
-void Builder::generate() {
+void Run::generate() {
   Timer t(m_metrics, "lower+codegen");
   std::vector<size_t> todo;
   for (size_t i = 0; i < m_work.size(); ++i) {
@@ -419,7 +525,7 @@ void Builder::generate() {
   }
 }
 
-void Builder::compile() {
+void Run::compile() {
   Timer t(m_metrics, "compile");
   // The module ABI unit, once per toolchain, through the task cache too.
   bool need_link = std::any_of(m_work.begin(), m_work.end(),
@@ -487,7 +593,7 @@ void Builder::compile() {
   for (CompileJob& job : m_jobs) {
     m_compile_ms += job.ms;
     if (job.ok) {
-      m_fresh_objects[job.object] = std::move(job.bytes);
+      remember_object(job.object, std::move(job.bytes));
       if (job.silent) {
         m_abi_object = job.object;
       }
@@ -523,7 +629,16 @@ void Builder::compile() {
   }
 }
 
-std::optional<std::string> Builder::object_bytes(const store::ObjectId& id) {
+void Run::remember_object(const store::ObjectId& id, std::string bytes) {
+  if (m_s.object_bytes + bytes.size() > k_object_cache_bytes) {
+    m_fresh_objects.clear();
+    m_s.object_bytes = 0;
+  }
+  m_s.object_bytes += bytes.size();
+  m_fresh_objects[id] = std::move(bytes);
+}
+
+std::optional<std::string> Run::object_bytes(const store::ObjectId& id) {
   auto it = m_fresh_objects.find(id);
   if (it != m_fresh_objects.end()) {
     return it->second;
@@ -533,10 +648,11 @@ std::optional<std::string> Builder::object_bytes(const store::ObjectId& id) {
     m_status.error(raw.error());
     return std::nullopt;
   }
+  remember_object(id, *raw);
   return std::move(*raw);
 }
 
-void Builder::link_modules() {
+void Run::link_modules() {
   Timer t(m_metrics, "link");
   std::map<int32_t, std::vector<Work*>> by_module;
   for (Work& w : m_work) {
@@ -638,7 +754,50 @@ void Builder::link_modules() {
   }
 }
 
-void Builder::publish_and_log() {
+// Entries this build owns (docs/build.md "Entries a build owns"): the instances it built or
+// reused now, plus the previously owned entries of kernels that failed or whose file has errors
+// (their last good entries stay published). Previously owned entries of kernels that left the
+// tree (file deleted or renamed, kernel removed, instance no longer configured) are removed.
+void Run::ownership(std::vector<store::EntryKey>& remove, OwnerRecord& owned) {
+  const sema::Analysis& a = *m_a;
+  owned.owner = m_s.owner;
+  std::set<std::string> broken;
+  for (int32_t m : m_broken_modules) {
+    broken.insert(a.program->modules[m].name);
+  }
+  std::set<std::string> failed(m_failed_kernels.begin(), m_failed_kernels.end());
+  std::map<InstanceId, std::string> now;
+  for (const Work& w : m_work) {
+    const sema::KernelReport& kr = a.kernels[w.kernel];
+    if (w.failed) {
+      failed.insert(kr.id);
+    } else if (w.module_object) {
+      now[{kr.id, kr.instances[w.instance].instance, k_cpu}] = w.module_object->hex();
+    }
+  }
+  for (const auto& [id, hex] : now) {
+    owned.entries.push_back({std::get<0>(id), std::get<1>(id), std::get<2>(id), hex});
+  }
+  if (const OwnerRecord* prev = m_log.find_owner(m_s.owner)) {
+    for (const OwnedEntry& e : prev->entries) {
+      if (now.count({e.kernel_id, e.instance, e.target}) != 0) {
+        continue;
+      }
+      std::string module = e.kernel_id.substr(0, e.kernel_id.find(':'));
+      if (broken.count(module) != 0 || failed.count(e.kernel_id) != 0) {
+        owned.entries.push_back(e);
+        if (broken.count(module) != 0) {
+          m_kept_broken.insert(e.kernel_id);
+        }
+        continue;
+      }
+      remove.push_back({e.kernel_id, e.instance, e.target});
+    }
+  }
+  std::sort(owned.entries.begin(), owned.entries.end());
+}
+
+void Run::publish_and_log() {
   const sema::Analysis& a = *m_a;
   std::map<std::string, bool> kernel_ok;
   std::set<std::string> compiled;  // task keys counted as compiled
@@ -675,6 +834,7 @@ void Builder::publish_and_log() {
       continue;
     }
     // Lowered: the tasks whose unit this build compiled count as compiled (each unit once).
+    m_r.lowered_tasks += w.unit_keys.size();
     store::Entry e;
     e.key = {kr.id, inst.instance, k_cpu};
     InstanceRecord r;
@@ -719,6 +879,28 @@ void Builder::publish_and_log() {
   for (const std::string& id : m_failed_kernels) {
     kernel_ok[id] = false;
   }
+  std::set<std::string> lowered;
+  for (const Work& w : m_work) {
+    if (!w.reused) {
+      lowered.insert(a.kernels[w.kernel].id);
+    }
+  }
+  m_r.lowered.assign(lowered.begin(), lowered.end());
+  std::vector<store::EntryKey> remove;
+  std::map<store::EntryKey, std::string> remove_if;  // key -> module object hex still published
+  OwnerRecord owned;
+  ownership(remove, owned);
+  for (const store::EntryKey& k : remove) {
+    const OwnerRecord* prev = m_log.find_owner(m_s.owner);
+    for (const OwnedEntry& e : prev->entries) {
+      if (e.kernel_id == k.kernel_id && e.instance == k.instance && e.target == k.target) {
+        remove_if[k] = e.module_object;
+      }
+    }
+  }
+  for (const std::string& id : m_kept_broken) {
+    kernel_ok[id] = false;
+  }
   for (const auto& [id, ok] : kernel_ok) {
     if (ok) {
       ++m_r.kernels;
@@ -732,6 +914,10 @@ void Builder::publish_and_log() {
     const sema::KernelReport& kr = a.kernels[w.kernel];
     if (w.failed && reported.insert(kr.id).second) {
       std::vector<sema::SemaDiagnostic> diags = w.code.diagnostics;
+      m_r.errors += static_cast<size_t>(
+          std::count_if(diags.begin(), diags.end(), [](const sema::SemaDiagnostic& d) {
+            return d.d.severity == Severity::Error;
+          }));
       std::vector<std::string> messages;
       for (Work& other : m_work) {
         if (other.kernel == w.kernel && other.failed) {
@@ -744,14 +930,19 @@ void Builder::publish_and_log() {
 
   {
     Timer t(m_metrics, "publish");
-    if (!m_entries.empty()) {
-      store::Result<store::Unit> published = m_store->publish(m_entries);
-      if (!published) {
-        m_status.error(published.error());
-        m_r.internal_error = true;
-        return;  // nothing logged: the next build retries
-      }
+    store::Result<store::Unit> published = store::Unit{};
+    std::set<std::string> removed;
+    if (!remove_if.empty()) {
+      published = publish_and_remove(*m_store, m_entries, remove_if, removed);
+    } else if (!m_entries.empty()) {
+      published = m_store->publish(m_entries);
     }
+    if (!published) {
+      m_status.error(published.error());
+      m_r.internal_error = true;
+      return;  // nothing logged: the next build retries
+    }
+    m_r.removed.assign(removed.begin(), removed.end());
   }
   Timer t(m_metrics, "build log");
   std::vector<InputsRecord> inputs;
@@ -760,9 +951,14 @@ void Builder::publish_and_log() {
     stat_index(m_store->index_path(), m_stamp.index_size, m_stamp.index_mtime_ns);
     inputs.push_back(std::move(m_stamp));
   }
+  std::vector<OwnerRecord> owners;
+  const OwnerRecord* prev_owned = m_log.find_owner(m_s.owner);
+  if (prev_owned == nullptr || *prev_owned != owned) {
+    owners.push_back(std::move(owned));
+  }
   std::string error;
-  if (!m_log_records.empty() || !inputs.empty()) {
-    if (!m_log.write(m_log_path, m_log_records, inputs, error)) {
+  if (!m_log_records.empty() || !inputs.empty() || !owners.empty()) {
+    if (!m_log.write(m_log_path, m_log_records, inputs, error, owners)) {
       m_status.warning(error);
     }
   }
@@ -780,34 +976,34 @@ void Builder::publish_and_log() {
   }
 }
 
-BuildResult Builder::run() {
-  m_log_path = m_o.store_dir + "/build.log";
-  {
+BuildResult Run::run(bool check_noop) {
+  if (!m_s.ready) {
     Timer t(m_metrics, "compiler identity");
+    m_log_path = m_o.store_dir + "/build.log";
     m_toolchain = backend::toolchain_id(backend::CpuTarget{});
     m_compiler = compiler_identity(m_toolchain);
     m_config = config_key(m_o, m_compiler);
+    m_s.owner = owner_key(m_o);
+    m_s.ready = true;
   }
-  std::string log_text;
-  bool have_log = false;
-  {
-    Timer t(m_metrics, "read log");
-    std::string error;
-    have_log = support::read_file(m_log_path, log_text, error);
-  }
-  if (try_noop(log_text)) {
-    m_r.noop = true;
-    m_r.time_s = ms_since(m_start) / 1000;
-    if (m_o.stats) {
-      m_metrics.report(m_status);
+  if (!m_s.log_loaded) {
+    std::string log_text;
+    bool have_log = false;
+    {
+      Timer t(m_metrics, "read log");
+      std::string error;
+      have_log = support::read_file(m_log_path, log_text, error);
     }
-    return m_r;
-  }
-  {
+    if (check_noop && try_noop(&log_text)) {
+      return finish_noop();
+    }
     Timer t(m_metrics, "parse log");
     if (have_log) {
       m_log.parse(log_text);
     }
+    m_s.log_loaded = true;
+  } else if (check_noop && try_noop(nullptr)) {
+    return finish_noop();
   }
   {
     Timer t(m_metrics, "stamp inputs");
@@ -819,24 +1015,36 @@ BuildResult Builder::run() {
     ao.jobs = m_o.jobs;
     ao.target = m_o.target;
     ao.keys = true;
-    // Never destroyed: freeing every AST at exit costs time and changes nothing.
-    m_a = new sema::Analysis(sema::analyze(m_o.paths, ao));
+    ao.parse_cache = &m_s.parse_cache;
+    m_s.analysis = std::make_unique<sema::Analysis>(sema::analyze(m_o.paths, ao));
+    m_a = m_s.analysis.get();
+    std::vector<std::string> paths;
+    for (const sema::ModuleInfo& m : m_a->program->modules) {
+      paths.push_back(m.path);
+    }
+    m_s.parse_cache.retain(paths);
   }
   for (const std::string& e : m_a->tool_errors) {
     m_status.error(e);
     m_r.input_error = true;
+    ++m_r.errors;
   }
   classify_diagnostics();
 
-  m_store = std::make_unique<store::LocalStore>(m_o.store_dir);
-  m_store->set_warning_handler(
-      [this](const std::string& w) { locked([&] { m_status.warning(w); }); });
+  if (!m_store) {
+    m_store = std::make_unique<store::LocalStore>(m_o.store_dir);
+    m_store->set_warning_handler([&s = m_s](const std::string& w) {
+      std::lock_guard<std::mutex> lock(s.status_mutex);
+      s.status.warning(w);
+    });
+    m_cache = std::make_unique<store::TaskCache>(*m_store);
+  }
   if (store::Result<store::Unit> r = m_store->create(); !r) {
     m_status.error(r.error());
     m_r.internal_error = true;
     return m_r;
   }
-  m_cache = std::make_unique<store::TaskCache>(*m_store);
+  m_store->reload_index();  // another builder may have published since the last run
   store::Result<const store::IndexView*> index = m_store->index();
   m_index = index ? *index : nullptr;  // a damaged index: everything is rebuilt and replaces it
 
@@ -846,6 +1054,16 @@ BuildResult Builder::run() {
   link_modules();
   publish_and_log();
   std::sort(m_r.failed.begin(), m_r.failed.end());
+  m_r.compile_ms = m_compile_ms;
+  m_r.time_s = ms_since(m_start) / 1000;
+  if (m_o.stats) {
+    m_metrics.report(m_status);
+  }
+  return m_r;
+}
+
+BuildResult Run::finish_noop() {
+  m_r.noop = true;
   m_r.time_s = ms_since(m_start) / 1000;
   if (m_o.stats) {
     m_metrics.report(m_status);
@@ -858,6 +1076,18 @@ std::string plural(size_t n, const char* one, const char* many) {
 }
 
 }  // namespace
+
+Builder::Builder(BuildOptions options, Status& status)
+    : m_s(std::make_unique<Session>(std::move(options), status)) {}
+
+Builder::~Builder() = default;
+
+const BuildOptions& Builder::options() const { return m_s->options; }
+
+BuildResult Builder::run(bool check_noop) {
+  Run r(*m_s);
+  return r.run(check_noop);
+}
 
 BuildResult run_build(const BuildOptions& options, Status& status) {
   Builder b(options, status);

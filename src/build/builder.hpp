@@ -10,9 +10,16 @@
 //   publish (one index update) → build log records → build stats
 //
 // A kernel that fails (sema errors, codegen errors, a task that does not compile) is reported
-// through Status and the build goes on with the others.
+// through Status and the build goes on with the others; its last good entry stays published.
+//
+// A Builder runs this pipeline any number of times (`qdbuild build --watch`, watch.hpp): what a
+// run leaves for the next (compiler identity, the build log, the store, parsed files, object
+// bytes) is kept in the Builder, so a later run re-parses only changed files, lowers only
+// instances whose kernel key changed and compiles only units the task cache lacks. Entries of
+// kernels that left the tree are removed from the index (docs/build.md "Entries a build owns").
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,10 +48,35 @@ struct BuildResult {
   std::vector<std::string> failed;   // kernel ids, sorted
   std::vector<std::string> skipped;  // kernels without a buildable instance
   double time_s = 0;
-  bool input_error = false;     // a path that cannot be read, a config error (exit 1)
+  bool input_error = false;     // a path that cannot be read, a file or config error (exit 1)
   bool internal_error = false;  // store I/O, a task or module the backend rejected (exit 3)
+  // What this run did (the --watch line and events):
+  std::vector<std::string> lowered;  // kernel ids with an instance lowered, sorted
+  size_t lowered_tasks = 0;          // units of the lowered instances that built
+  std::vector<std::string> removed;  // kernel ids whose entries left the index, sorted
+  size_t errors = 0;                 // error diagnostics of files and config, tool errors
+  double compile_ms = 0;             // compile time summed over the units compiled
 };
 
+class Builder {
+public:
+  Builder(BuildOptions options, Status& status);
+  ~Builder();
+  Builder(const Builder&) = delete;
+  Builder& operator=(const Builder&) = delete;
+
+  // One build. `check_noop`: say "no work to do" when the inputs stamp is unchanged (the first
+  // run of a one-shot build); a watcher that saw a change passes false.
+  BuildResult run(bool check_noop = true);
+  const BuildOptions& options() const;
+
+  struct Session;  // builder.cpp
+
+private:
+  std::unique_ptr<Session> m_s;
+};
+
+// A one-shot build: Builder(options, status).run().
 BuildResult run_build(const BuildOptions& options, Status& status);
 
 // The one-line summary: "qdbuild: built 5 kernels (6 instances): 12 tasks compiled, 30 reused,

@@ -1,21 +1,31 @@
 // qdbuild build PATH... [--store DIR] [--target cpu] [--jobs N] [--json] [-d explain] [-d stats]
-//                       [--dump-ir]
+//                       [--dump-ir] [--watch]
 //
 // Builds every kernel instance under the paths into the store (build/builder.hpp, docs/build.md).
 // Output: source diagnostics as code frames, `FAILED: <kernel>` blocks, a progress line on a smart
 // terminal, and one summary line; --json prints one JSON object on stdout instead. Exit status:
 // 0 built (or nothing to do); 1 a kernel failed or the input has errors; 2 usage; 3 environment
 // or internal failure (store I/O, code the backend rejected: "internal error, please report").
+//
+// --watch (issue 8, docs/build.md "Watch mode"): the same Builder runs again after each batch of
+// source changes (build/watcher.hpp); one line per rebuild (build/watch_line.hpp), or with --json
+// one JSON object per line per build. SIGINT / SIGTERM stop it between builds: exit 0.
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include <sys/signalfd.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "build/builder.hpp"
 #include "build/status_printer.hpp"
+#include "build/watch_line.hpp"
+#include "build/watcher.hpp"
 #include "driver/commands.hpp"
 #include "driver/diagnostic_output.hpp"
 
@@ -78,6 +88,84 @@ Json to_json(const build::BuildResult& r, Json diagnostics) {
   return j;
 }
 
+Json event_json(const char* event, const build::WatchBatch& batch, const build::BuildResult& r,
+                Json diagnostics) {
+  Json j;
+  j["event"] = event;
+  j["changed"] = batch.changed;
+  j["deleted"] = batch.deleted;
+  for (auto& [k, v] : to_json(r, std::move(diagnostics)).items()) {
+    j[k] = std::move(v);
+  }
+  j["lowered"] = r.lowered;
+  j["removed"] = r.removed;
+  j["errors"] = r.errors;
+  j["compile_ms"] = r.compile_ms;
+  j["ok"] = !r.internal_error && r.failed.empty() && !r.input_error;
+  return j;
+}
+
+void print_json(const Json& j) {
+  std::string out = j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+}
+
+// The watch loop: the first build, then one build per batch of changes, until a signal.
+ExitStatus watch(const build::BuildOptions& options, bool json) {
+  // Signals wait for the loop (never in the middle of a publish): blocked in every thread (the
+  // build's threads inherit the mask), read through a signalfd.
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  sigaddset(&stop, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  int stop_fd = ::signalfd(-1, &stop, SFD_CLOEXEC);
+  // Watches first, so edits made during the first build are seen.
+  build::Watcher watcher;
+  std::string error;
+  if (!watcher.start(options.paths, error)) {
+    std::fprintf(stderr, "qdbuild: error: %s\n", error.c_str());
+    return ExitStatus::internal;
+  }
+  JsonStatus json_status;
+  build::StatusPrinter printer{build::LinePrinter()};
+  build::Status& status = json ? static_cast<build::Status&>(json_status) : printer;
+  build::Builder builder(options, status);
+  build::BuildResult r = builder.run(true);
+  if (json) {
+    print_json(event_json("build", {}, r, json_status.take()));
+  } else {
+    printer.finish(build::summary_line(r));
+  }
+  std::fprintf(stderr, "qdbuild: watching %zu directories for changes (Ctrl-C to stop)\n",
+               watcher.watch_count());
+  while (true) {
+    build::WatchBatch batch;
+    build::Watcher::Wait w = watcher.wait(batch, stop_fd, error);
+    if (w == build::Watcher::Wait::stopped) {
+      break;
+    }
+    if (w == build::Watcher::Wait::error) {
+      std::fprintf(stderr, "qdbuild: error: %s\n", error.c_str());
+      ::close(stop_fd);
+      return ExitStatus::internal;
+    }
+    r = builder.run(false);
+    if (json) {
+      print_json(event_json("rebuild", batch, r, json_status.take()));
+    } else {
+      printer.finish(build::watch_line(batch, r));
+    }
+  }
+  if (!json) {
+    printer.finish("qdbuild: stopped watching.");
+  }
+  ::close(stop_fd);
+  return ExitStatus::ok;
+}
+
 }  // namespace
 
 ExitStatus cmd_build(int argc, char** argv) {
@@ -89,6 +177,7 @@ ExitStatus cmd_build(int argc, char** argv) {
   std::vector<std::string> targets;
   std::vector<std::string> debug;
   bool json = false;
+  bool watch_mode = false;
   app.add_option("PATH", options.paths, "files or directories to build")->required();
   app.add_option("--store", options.store_dir,
                  "the store directory (default: $QDBUILD_STORE, else build/qdstore)");
@@ -97,6 +186,9 @@ ExitStatus cmd_build(int argc, char** argv) {
   app.add_flag("--json", json, "print one JSON object with the counts instead of text");
   app.add_option("-d", debug, "debug mode: explain (why each kernel is rebuilt), stats (timers)");
   app.add_flag("--dump-ir", options.dump_ir, "print each lowered kernel's IR after every pass");
+  app.add_flag("--watch", watch_mode,
+               "keep running: rebuild what each saved change needs (one line, or one JSON "
+               "object, per rebuild); Ctrl-C stops");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -125,6 +217,9 @@ ExitStatus cmd_build(int argc, char** argv) {
     return ExitStatus::usage;
   }
 
+  if (watch_mode) {
+    return watch(options, json);
+  }
   build::BuildResult r;
   if (json) {
     JsonStatus status;

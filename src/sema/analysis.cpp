@@ -405,7 +405,7 @@ Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& o
   PhaseTimer timer;
   SourceTree tree = find_sources(paths);
   a.tool_errors = tree.errors;
-  a.program = build_program(tree, options.jobs, !options.parse_only);
+  a.program = build_program(tree, options.jobs, !options.parse_only, options.parse_cache);
   timer.mark("parse+collect");
   Program& p = *a.program;
   if (!paths.empty()) {

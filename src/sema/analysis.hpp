@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "sema/kernel_key.hpp"
+#include "sema/parse_cache.hpp"
 #include "syntax/diagnostic.hpp"
 
 namespace qd::sema {
@@ -59,6 +60,8 @@ struct AnalysisOptions {
   bool print_non_pure = false;  // QD115 notes
   bool keys = true;             // kernel keys (re-lexes every reached def; explain and build)
   std::string config_dir;       // where to look for the config ("" = the first path's root)
+  // Reuse the parses of unchanged files between analyses (`qdbuild build --watch`).
+  ParseCache* parse_cache = nullptr;
 };
 
 struct Analysis {

@@ -2,6 +2,7 @@
 
 #include <unordered_map>
 
+#include "sema/parse_cache.hpp"
 #include "support/file_io.hpp"
 #include "support/thread_pool.hpp"
 #include "syntax/ast_blocks.hpp"
@@ -640,7 +641,8 @@ void collect_module(Program& program, int32_t module_index) {
   }
 }
 
-std::unique_ptr<Program> build_program(const SourceTree& tree, unsigned jobs, bool collect) {
+std::unique_ptr<Program> build_program(const SourceTree& tree, unsigned jobs, bool collect,
+                                       ParseCache* cache) {
   auto program = std::make_unique<Program>();
   program->modules.resize(tree.files.size());
   support::parallel_for(
@@ -651,7 +653,7 @@ std::unique_ptr<Program> build_program(const SourceTree& tree, unsigned jobs, bo
         m.name = e.module;
         m.path = e.path;
         m.is_package = e.relative == "__init__.py" || e.relative.ends_with("/__init__.py");
-        m.parsed = syntax::parse_file(e.path);
+        m.parsed = cache != nullptr ? cache->get(e.path) : syntax::parse_file(e.path);
         m.ok = m.parsed->ok();
       },
       jobs);

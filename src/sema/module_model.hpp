@@ -128,7 +128,7 @@ struct ModuleInfo {
   std::string name;  // dotted ("pkg.mod")
   std::string path;  // as given on the command line
   bool is_package = false;
-  std::unique_ptr<syntax::ParseResult> parsed;
+  std::shared_ptr<syntax::ParseResult> parsed;  // shared with a ParseCache (watch mode)
   // name -> its bindings in source order (the last is the module's final binding).
   std::unordered_map<std::string, std::vector<Binding>, StringHash, std::equal_to<>> bindings;
   std::vector<std::string> star_imports;  // absolute modules imported with `*`
@@ -153,9 +153,12 @@ struct Program {
   int32_t find_module(std::string_view dotted) const;  // k_none if not in the tree
 };
 
+class ParseCache;  // parse_cache.hpp
+
 // Parses every file (in parallel) and builds the program's module model (`collect` false: parse
-// only, for the benchmark baseline).
-std::unique_ptr<Program> build_program(const SourceTree& tree, unsigned jobs, bool collect = true);
+// only, for the benchmark baseline). With a `cache`, unchanged files reuse their earlier parse.
+std::unique_ptr<Program> build_program(const SourceTree& tree, unsigned jobs, bool collect = true,
+                                       ParseCache* cache = nullptr);
 
 // Builds one module from its parse result (exposed for tests). Appends defs and classes to
 // `program` and fills `module`.
