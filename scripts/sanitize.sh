@@ -11,7 +11,8 @@ cmake -S . -B build/asan -G Ninja \
   -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_C_COMPILER=clang-19 \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQD_SANITIZE=ON -DQD_WERROR=ON >/dev/null
 cmake --build build/asan -j "${QD_JOBS:-2}" --target qd_unit_tests qdbuild qd_store_tool \
-  qd_rt_store_tool qdrt_c_api_test qdrt_concurrency_test qd_backend_tests qd_codegen_dump
+  qd_rt_store_tool qdrt_c_api_test qdrt_concurrency_test qd_backend_tests qd_codegen_dump \
+  qdrt_cuda_test
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -49,6 +50,16 @@ if python3 runtime/tests/make_test_store.py --out build/asan/runtime_test_store 
     --tool build/asan/bin/qd_rt_store_tool --qdbuild build/asan/bin/qdbuild; then
   build/asan/bin/qdrt_c_api_test build/asan/runtime_test_store || status=1
   build/asan/bin/qdrt_concurrency_test build/asan/runtime_test_store 50 || status=1
+else
+  status=1
+fi
+
+echo "== sanitize: libqdrt's CUDA side without a GPU (bundle parsing, packing, driver paths)"
+build/asan/bin/qdrt_cuda_test units || status=1
+if python3 tests/cuda_runtime/make_cuda_store.py --out build/asan/cuda_runtime_store \
+    --tool build/asan/bin/qd_rt_store_tool; then
+  QDRT_CUDA_LIBRARY=/nonexistent/libcuda.so.1 build/asan/bin/qdrt_cuda_test store \
+    build/asan/cuda_runtime_store/store "no CUDA driver" || status=1
 else
   status=1
 fi

@@ -243,10 +243,13 @@ int run_store(const std::string& dir, const std::string& expect) {
   r = launch();
   CHECK_HAS(r.second, "argument 'y': the array's data is not aligned for f32");
   args[2].data = dptr(0x20000);
+  int64_t shape2[2] = {1000, 1};
   args[2].ndim = 2;
+  args[2].shape = shape2;
   r = launch();
   CHECK_HAS(r.second, "argument 'y': expected 1 dimensions");
   args[2].ndim = 1;
+  args[2].shape = &n;
   args[2] = qdrt_array_value(QDRT_DTYPE_F32, host.data(), 1, &n);
   r = launch();
   CHECK(r.first == QDRT_ERROR_ARGUMENT);

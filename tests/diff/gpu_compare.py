@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""GPU checks for scripts/gpu-check.sh (stdlib + ctypes; numpy not needed).
+
+  gpu_compare.py --probe                          exit 0 when a CUDA GPU is usable, else 125
+  gpu_compare.py --selftest STORE --cubin CUBIN   the runtime's hand-written kernels
+                                                  (tests/cuda_runtime/kernels.cu) on the GPU,
+                                                  then the benchmarks: saxpy on 2^28 floats vs a
+                                                  device-to-device cuMemcpy, launch overhead vs
+                                                  an empty cuLaunchKernel
+  gpu_compare.py --corpus STORE [-k PATTERN]      every differential case (tests/diff/cases_spec)
+                                                  built for cpu and cuda:sm_90 in STORE: CPU run
+                                                  vs GPU run (arrays copied to the device)
+--table FILE appends "name|value|verdict" rows for the final table. Exit 0 all good, 1 not.
+"""
+import argparse
+import ctypes
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "runtime", "python"))
+os.environ.setdefault("QDRT_LIBRARY", os.path.join(ROOT, "build", "lib", "libqdrt.so"))
+
+_TYPESTR = {"i8": "<i1", "i16": "<i2", "i32": "<i4", "i64": "<i8", "u8": "<u1", "u16": "<u2",
+            "u32": "<u4", "u64": "<u8", "f32": "<f4", "f64": "<f8", "u1": "|b1"}
+
+
+class Cuda:
+    """A tiny driver wrapper: device 0's primary context made current on this thread."""
+
+    def __init__(self):
+        self.lib = ctypes.CDLL(os.environ.get("QDRT_CUDA_LIBRARY") or "libcuda.so.1")
+        self.check("cuInit", 0)
+        n = ctypes.c_int()
+        self.check("cuDeviceGetCount", ctypes.byref(n))
+        if n.value < 1:
+            raise RuntimeError("no CUDA device")
+        self.ctx = ctypes.c_void_p()
+        self.check("cuDevicePrimaryCtxRetain", ctypes.byref(self.ctx), 0)
+        self.check("cuCtxSetCurrent", self.ctx)
+        name = ctypes.create_string_buffer(256)
+        self.check("cuDeviceGetName", name, 256, 0)
+        self.name = name.value.decode()
+
+    def check(self, fn, *args):
+        names = {"cuMemAlloc": "cuMemAlloc_v2", "cuMemFree": "cuMemFree_v2",
+                 "cuMemcpyHtoD": "cuMemcpyHtoD_v2", "cuMemcpyDtoH": "cuMemcpyDtoH_v2",
+                 "cuMemcpyDtoD": "cuMemcpyDtoD_v2", "cuMemsetD8": "cuMemsetD8_v2",
+                 "cuEventDestroy": "cuEventDestroy_v2"}
+        r = getattr(self.lib, names.get(fn, fn))(*args)
+        if r != 0:
+            raise RuntimeError("%s failed: CUresult %d" % (fn, r))
+
+    def alloc(self, nbytes):
+        p = ctypes.c_uint64()
+        self.check("cuMemAlloc", ctypes.byref(p), ctypes.c_size_t(max(nbytes, 1)))
+        return p.value
+
+    def free(self, p):
+        self.check("cuMemFree", ctypes.c_uint64(p))
+
+    def sync(self):
+        self.check("cuCtxSynchronize")
+
+    def event(self):
+        e = ctypes.c_void_p()
+        self.check("cuEventCreate", ctypes.byref(e), 0)
+        return e
+
+    def elapsed_ms(self, fn, reps):
+        """Best of `reps` GPU times (events on the default stream) of fn()."""
+        a, b = self.event(), self.event()
+        best = float("inf")
+        for _ in range(reps):
+            self.check("cuEventRecord", a, None)
+            fn()
+            self.check("cuEventRecord", b, None)
+            self.check("cuEventSynchronize", b)
+            ms = ctypes.c_float()
+            self.check("cuEventElapsedTime", ctypes.byref(ms), a, b)
+            best = min(best, ms.value)
+        return best
+
+
+class DeviceArray:
+    """A device copy of a host buffer, passed to qdrt through __cuda_array_interface__."""
+
+    def __init__(self, cuda, host, dtype, shape):
+        self.cuda, self.host, self.shape = cuda, host, tuple(shape)
+        mv = memoryview(host).cast("B")
+        self.nbytes = mv.nbytes
+        self.ptr = cuda.alloc(self.nbytes)
+        if self.nbytes:
+            cuda.check("cuMemcpyHtoD", ctypes.c_uint64(self.ptr),
+                       ctypes.c_char.from_buffer(mv), ctypes.c_size_t(self.nbytes))
+        self.__cuda_array_interface__ = {"shape": self.shape, "typestr": _TYPESTR[dtype],
+                                         "data": (self.ptr, False), "strides": None,
+                                         "version": 3}
+
+    def copy_back(self):
+        if self.nbytes:
+            mv = memoryview(self.host).cast("B")
+            self.cuda.check("cuMemcpyDtoH", ctypes.c_char.from_buffer(mv),
+                            ctypes.c_uint64(self.ptr), ctypes.c_size_t(self.nbytes))
+        self.cuda.free(self.ptr)
+
+
+def probe():
+    try:
+        cuda = Cuda()
+    except (OSError, RuntimeError, AttributeError) as e:
+        print("gpu-check: no usable NVIDIA GPU (%s)" % e)
+        return 125
+    print("gpu-check: %s" % cuda.name)
+    return 0
+
+
+def corpus(store_dir, pattern, table):
+    import harness
+    import qdrt
+    cuda = Cuda()
+    cases = harness.load_cases(pattern)
+    store = qdrt.open(store_dir, lazy=True)
+    failed, passed = [], 0
+    for case in cases:
+        try:
+            kern = store.kernel(case["kernel"])
+            cpu_args = harness.make_args(case, use_numpy=False)
+            cpu_ret = kern(*cpu_args, device="cpu")
+            cpu = harness.snapshot(case, cpu_args, cpu_ret)
+            host = harness.make_args(case, use_numpy=False)
+            dev = [DeviceArray(cuda, h, a["array"], a["shape"]) if isinstance(a, dict) else h
+                   for h, a in zip(host, case["args"])]
+            gpu_ret = kern(*dev, device="cuda")
+            cuda.sync()
+            for d in dev:
+                if isinstance(d, DeviceArray):
+                    d.copy_back()
+            gpu = harness.snapshot(case, host, gpu_ret)
+            why = harness.compare(case, gpu, cpu)
+        except Exception as e:  # noqa: BLE001
+            why = "%s: %s" % (type(e).__name__, e)
+        if why:
+            failed.append(case["name"])
+            print("FAIL %s: %s" % (case["name"], why), flush=True)
+        else:
+            passed += 1
+            print("PASS %s" % case["name"], flush=True)
+    ok = not failed and passed > 0
+    row(table, "corpus GPU vs CPU", "%d/%d cases match" % (passed, len(cases)), ok)
+    return 0 if ok else 1
+
+
+def row(table, name, value, ok):
+    print("%-28s %-44s %s" % (name, value, "ok" if ok else "FAIL"))
+    if table:
+        with open(table, "a") as f:
+            f.write("%s|%s|%s\n" % (name, value, "ok" if ok else "FAIL"))
+
+
+def selftest(store_dir, cubin, table):
+    import array
+    import qdrt
+    cuda = Cuda()
+    store = qdrt.open(store_dir)
+    saxpy, ksum, empty = (store.kernel("rt.cuda:" + k) for k in ("saxpy", "sum", "empty"))
+    ok_all = True
+    # correctness: saxpy (odd size), the i64 reduction through temps/result, a user stream
+    n = 1000003
+    x = array.array("f", (float(i % 97) for i in range(n)))
+    y = array.array("f", (float(i % 13) for i in range(n)))
+    dx, dy = DeviceArray(cuda, x, "f32", (n,)), DeviceArray(cuda, y, "f32", (n,))
+    stream = ctypes.c_void_p()
+    cuda.check("cuStreamCreate", ctypes.byref(stream), 1)
+    saxpy(2.0, dx, dy, stream=stream.value)
+    cuda.check("cuStreamSynchronize", stream)
+    dx.copy_back()
+    dy.copy_back()
+    bad = sum(1 for i in range(n) if y[i] != 2.0 * (i % 97) + (i % 13))
+    row(table, "saxpy (user stream)", "%d elements, %d wrong" % (n, bad), bad == 0)
+    ok_all &= bad == 0
+    v = array.array("i", (i % 1000 - 500 for i in range(n)))
+    dv = DeviceArray(cuda, v, "i32", (n,))
+    got = [ksum(dv) for _ in range(3)]
+    want = sum(v)
+    row(table, "sum (temps + result)", "got %s, expected %d" % (got[0], want),
+        got == [want] * 3)
+    ok_all &= got == [want] * 3
+    dv.copy_back()
+
+    # bandwidth: saxpy on 2^28 floats vs a device-to-device copy (bytes read + written)
+    big = 1 << 28
+    nbytes = big * 4
+    a, b, c = cuda.alloc(nbytes), cuda.alloc(nbytes), cuda.alloc(nbytes)
+    cuda.check("cuMemsetD8", ctypes.c_uint64(a), 0, ctypes.c_size_t(nbytes))
+    cuda.check("cuMemsetD8", ctypes.c_uint64(b), 0, ctypes.c_size_t(nbytes))
+    copy_ms = cuda.elapsed_ms(lambda: cuda.check("cuMemcpyDtoD", ctypes.c_uint64(c),
+                                                 ctypes.c_uint64(a), ctypes.c_size_t(nbytes)), 10)
+    copy_gbs = 2 * nbytes / copy_ms / 1e6
+
+    class Raw:
+        def __init__(self, p):
+            self.__cuda_array_interface__ = {"shape": (big,), "typestr": "<f4",
+                                             "data": (p, False), "version": 3}
+    ra, rb = Raw(a), Raw(b)
+    saxpy(1.0, ra, rb)  # load the module outside the timing
+    sax_ms = cuda.elapsed_ms(lambda: saxpy(1.0, ra, rb), 10)
+    sax_gbs = 3 * nbytes / sax_ms / 1e6
+    ratio = sax_gbs / copy_gbs
+    row(table, "D2D cuMemcpy 1 GiB (baseline)", "%.3f ms, %.0f GB/s" % (copy_ms, copy_gbs), True)
+    row(table, "saxpy 2^28 f32 (qdrt)", "%.3f ms, %.0f GB/s, %.0f%% of copy" %
+        (sax_ms, sax_gbs, 100 * ratio), ratio >= 0.8)
+    ok_all &= ratio >= 0.8
+    for p in (a, b, c):
+        cuda.free(p)
+
+    # launch overhead: qdrt's empty kernel vs cuLaunchKernel of a parameterless empty kernel
+    mod, fn = ctypes.c_void_p(), ctypes.c_void_p()
+    image = open(cubin, "rb").read()
+    cuda.check("cuModuleLoadData", ctypes.byref(mod), image)
+    cuda.check("cuModuleGetFunction", ctypes.byref(fn), mod, b"bare_empty")
+    reps = 20000
+
+    def per_launch_us(launch):
+        launch()
+        cuda.sync()
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            for _ in range(reps):
+                launch()
+            cuda.sync()
+            best = min(best, (time.perf_counter() - t0) / reps * 1e6)
+        return best
+    lib = qdrt._lib
+    opts = qdrt._LaunchOptions(ctypes.sizeof(qdrt._LaunchOptions), 2, None)
+    handle = empty._handle
+    raw_launch = lib.qdrt_launch_ex
+    base = per_launch_us(lambda: cuda.lib.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, None, None,
+                                                         None))
+    capi = per_launch_us(lambda: raw_launch(handle, None, 0, None, ctypes.byref(opts)))
+    binding = per_launch_us(lambda: empty(device="cuda"))
+    row(table, "cuLaunchKernel empty (ctypes)", "%.2f us/launch (baseline)" % base, True)
+    row(table, "qdrt_launch_ex empty (ctypes)", "%.2f us/launch, %.2fx" % (capi, capi / base), True)
+    row(table, "qdrt binding empty()", "%.2f us/launch, %.2fx" % (binding, binding / base), True)
+    return 0 if ok_all else 1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--probe", action="store_true")
+    ap.add_argument("--selftest", metavar="STORE")
+    ap.add_argument("--cubin")
+    ap.add_argument("--corpus", metavar="STORE")
+    ap.add_argument("-k", dest="pattern")
+    ap.add_argument("--table")
+    a = ap.parse_args()
+    if a.probe:
+        return probe()
+    if a.selftest:
+        return selftest(a.selftest, a.cubin, a.table)
+    if a.corpus:
+        return corpus(a.corpus, a.pattern, a.table)
+    ap.print_help()
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
