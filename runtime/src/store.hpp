@@ -60,8 +60,8 @@ struct Instance {
 struct Kernel {
   Store* store = nullptr;
   std::string id;
-  std::vector<std::unique_ptr<Instance>> instances;  // target "cpu"
-  std::vector<std::unique_ptr<Instance>> wholes;     // target "cpu+whole"
+  std::vector<std::unique_ptr<Instance>> instances;       // target "cpu"
+  std::vector<std::unique_ptr<Instance>> wholes;          // target "cpu+whole"
   std::vector<std::unique_ptr<Instance>> cuda_instances;  // targets "cuda:..." (cuda_launch.cpp)
   std::vector<std::string> other_targets;
   std::atomic<uint64_t> launches{0};
