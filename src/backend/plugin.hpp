@@ -16,7 +16,8 @@
 
 namespace qd::backend {
 
-inline constexpr uint32_t k_plugin_abi = 1;
+// 2: compile_cuda_task, link_cuda_module, cuda_toolchain_id appended.
+inline constexpr uint32_t k_plugin_abi = 2;
 inline constexpr const char* k_plugin_entry = "qd_backend_plugin_v1";
 inline constexpr const char* k_plugin_file = "libqdbuild-backend.so";
 
@@ -25,6 +26,9 @@ struct Plugin {
   TaskObject (*compile_cpu_task)(const TaskUnit&, const CpuTarget&) = nullptr;
   LinkedModule (*link_cpu_module)(const std::vector<std::string>&) = nullptr;
   std::string (*toolchain_id)(const CpuTarget&) = nullptr;
+  TaskPtx (*compile_cuda_task)(const TaskUnit&, const CudaTarget&) = nullptr;
+  CudaModule (*link_cuda_module)(const std::vector<std::string>&, unsigned) = nullptr;
+  std::string (*cuda_toolchain_id)(const CudaTarget&) = nullptr;
 };
 
 namespace plugin {
@@ -36,6 +40,8 @@ const Plugin* load(std::string& error);
 // return a failed result whose diagnostic says why.
 TaskObject compile_cpu_task(const TaskUnit& task, const CpuTarget& target);
 LinkedModule link_cpu_module(const std::vector<std::string>& objects);
+TaskPtx compile_cuda_task(const TaskUnit& task, const CudaTarget& target);
+CudaModule link_cuda_module(const std::vector<std::string>& ptx_units, unsigned arch);
 
 }  // namespace plugin
 }  // namespace qd::backend

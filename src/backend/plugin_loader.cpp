@@ -46,7 +46,9 @@ Loaded load_once() {
   }
   const Plugin* p = entry();
   if (p == nullptr || p->abi != k_plugin_abi || p->compile_cpu_task == nullptr ||
-      p->link_cpu_module == nullptr || p->toolchain_id == nullptr) {
+      p->link_cpu_module == nullptr || p->toolchain_id == nullptr ||
+      p->compile_cuda_task == nullptr || p->link_cuda_module == nullptr ||
+      p->cuda_toolchain_id == nullptr) {
     out.error = "'" + path + "' has another plugin ABI than this qdbuild";
     return out;
   }
@@ -91,6 +93,28 @@ LinkedModule link_cpu_module(const std::vector<std::string>& objects) {
     return p->link_cpu_module(objects);
   }
   LinkedModule out;
+  out.diagnostics.push_back(failure(error));
+  return out;
+}
+
+TaskPtx compile_cuda_task(const TaskUnit& task, const CudaTarget& target) {
+  std::string error;
+  if (const Plugin* p = load(error)) {
+    return p->compile_cuda_task(task, target);
+  }
+  TaskPtx out;
+  out.name = task.name;
+  out.key = task_key(task.source, target);
+  out.diagnostics.push_back(failure(error));
+  return out;
+}
+
+CudaModule link_cuda_module(const std::vector<std::string>& ptx_units, unsigned arch) {
+  std::string error;
+  if (const Plugin* p = load(error)) {
+    return p->link_cuda_module(ptx_units, arch);
+  }
+  CudaModule out;
   out.diagnostics.push_back(failure(error));
   return out;
 }

@@ -14,6 +14,8 @@ namespace {
 // Bump when the backend changes how it turns a TU into bytes beyond what the rest of the id
 // records (pass pipeline options, TargetOptions, link line).
 constexpr std::string_view k_backend_scheme = "qd-backend-cpu-1";
+// The same for the CUDA path (libdevice link, NVVM reflection, TargetOptions; nvptx_codegen.cpp).
+constexpr std::string_view k_cuda_backend_scheme = "qd-backend-cuda-1";
 
 // Splits "+a,-b" into {"+a", "-b"}, dropping empty parts.
 std::vector<std::string> split_features(std::string_view features) {
@@ -110,6 +112,62 @@ std::string toolchain_id(const CpuTarget& target) {
 std::string task_key(std::string_view source, const CpuTarget& target) {
   // Length-prefixed fields, so no (id, source) pair can collide with another by moving bytes
   // across the boundary.
+  std::string id = toolchain_id(target);
+  std::string input = "qd-task-key-1\n" + std::to_string(id.size()) + "\n" + id + "\n" +
+                      std::to_string(source.size()) + "\n";
+  input.append(source);
+  return sha256_hex(input);
+}
+
+std::vector<std::string> driver_arguments(const CudaTarget& target, std::string_view include_dir) {
+  std::vector<std::string> args = {
+      "clang++",
+      "--target=" + std::string(k_cuda_triple),
+      "-march=" + cuda_arch_name(target.arch),
+      "-std=c++20",
+      "-O" + std::to_string(target.opt_level),
+      "-nostdinc",
+      "-fno-math-errno",
+      "-fwrapv",
+      "-fno-exceptions",
+      "-fno-rtti",
+      "-I" + std::string(include_dir),
+      // The PTX ISA, pinned (the driver would pick it from the CUDA it finds; toolchain.md §4).
+      // The in-process session also replaces any +ptx the driver adds.
+      "-Xclang",
+      "-target-feature",
+      "-Xclang",
+      target.ptx,
+  };
+  if (target.fast_math) {
+    // As nvcc --use_fast_math, without flushing denormals: approximate division, sqrt and
+    // functions, contraction across expressions (the NVPTX back end reads "unsafe-fp-math").
+    args.insert(args.end(), {"-funsafe-math-optimizations", "-ffp-contract=fast"});
+  } else {
+    args.insert(args.end(), {"-ffp-contract=on"});
+  }
+  return args;
+}
+
+std::string toolchain_id(const CudaTarget& target) {
+  std::string id = std::string(k_cuda_backend_scheme);
+  id += ";llvm=" + llvm_version();
+  id += ";triple=" + std::string(k_cuda_triple);
+  id += ";arch=" + cuda_arch_name(target.arch);
+  id += ";ptx=" + target.ptx;
+  id += std::string(";fast_math=") + (target.fast_math ? "1" : "0");
+  id += ";opt=O" + std::to_string(target.opt_level);
+  id += ";flags=";
+  for (const std::string& arg : driver_arguments(target, k_prelude_dir)) {
+    id += arg;
+    id += ' ';
+  }
+  id += ";prelude=" + prelude_digest();
+  id += ";libdevice=" + libdevice_digest();
+  return id;
+}
+
+std::string task_key(std::string_view source, const CudaTarget& target) {
   std::string id = toolchain_id(target);
   std::string input = "qd-task-key-1\n" + std::to_string(id.size()) + "\n" + id + "\n" +
                       std::to_string(source.size()) + "\n";

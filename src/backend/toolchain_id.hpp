@@ -10,6 +10,8 @@ namespace qd::backend {
 
 // The LLVM target triple every CPU object is compiled for.
 inline constexpr std::string_view k_cpu_triple = "x86_64-pc-linux-gnu";
+// ... and every CUDA unit.
+inline constexpr std::string_view k_cuda_triple = "nvptx64-nvidia-cuda";
 
 // The LLVM version the library was built against ("19.1.7").
 std::string llvm_version();
