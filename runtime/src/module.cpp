@@ -77,8 +77,8 @@ Status Module::load(std::string_view code, const std::string& name) {
   return {};
 }
 
-void* Module::symbol(const std::string& name) const {
-  return m_handle == nullptr ? nullptr : ::dlsym(m_handle, name.c_str());
+void* Module::symbol(const char* name) const {
+  return m_handle == nullptr ? nullptr : ::dlsym(m_handle, name);
 }
 
 }  // namespace qdrt

@@ -21,7 +21,7 @@ public:
   // `name` (the object's address) names it in messages and in /proc/self/maps.
   Status load(std::string_view code, const std::string& name);
   // A symbol of the module, or nullptr.
-  void* symbol(const std::string& name) const;
+  void* symbol(const char* name) const;
   bool loaded() const { return m_handle != nullptr; }
 
 private:

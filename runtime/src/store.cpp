@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -255,14 +256,17 @@ Status Store::build_instance(uint32_t e, Instance& out) {
   out.entry = e;
   out.instance = m_file.blob(entry.instance);
   out.target = m_file.blob(entry.target);
-  out.params = parse_instance(out.instance);
   out.module_object = entry.module_object;
-  std::string what = "kernel '" + std::string(m_file.blob(entry.kernel_id)) + "' instance '" +
-                     out.instance + "' (" + out.target + ")";
+  // Only error paths need the description: build it on demand (open builds every kernel).
+  auto what = [&] {
+    return "kernel '" + std::string(m_file.blob(entry.kernel_id)) + "' instance '" + out.instance +
+           "' (" + out.target + ")";
+  };
   if (entry.module_object == QDRT_NO_OBJECT) {
-    return Status::error(QDRT_ERROR_CORRUPT, what + " has no module object in the index");
+    return Status::error(QDRT_ERROR_CORRUPT, what() + " has no module object in the index");
   }
   out.object_hex = m_file.object_hex(entry.module_object);
+  out.args.reserve(entry.argument_count);
   for (uint32_t a = 0; a < entry.argument_count; ++a) {
     ArgInfo info;
     info.index = m_file.argument(entry.first_argument + a);
@@ -271,7 +275,7 @@ Status Store::build_instance(uint32_t e, Instance& out) {
     if (ia.kind != QDRT_ARG_TEMPLATE &&
         (dtype_size(ia.dtype) == 0 || ia.ndim + ia.element_rank > QDRT_MAX_NDIM ||
          (ia.kind == QDRT_ARG_SCALAR && (ia.ndim != 0 || ia.element_rank != 0)))) {
-      return Status::error(QDRT_ERROR_CORRUPT, what + ": argument '" + info.name +
+      return Status::error(QDRT_ERROR_CORRUPT, what() + ": argument '" + info.name +
                                                    "' has an unusable type in the index");
     }
     if (ia.kind != QDRT_ARG_TEMPLATE) {
@@ -279,9 +283,19 @@ Status Store::build_instance(uint32_t e, Instance& out) {
     }
     out.args.push_back(std::move(info));
   }
-  if (entry.task_count == 0) {
-    return Status::error(QDRT_ERROR_CORRUPT, what + " has no tasks");
+  // Template values select among instances; without template parameters there is nothing to
+  // match (most kernels), so the instance string is parsed only when needed.
+  bool templated = false;
+  for (const ArgInfo& a : out.args) {
+    templated = templated || a.index.kind == QDRT_ARG_TEMPLATE;
   }
+  if (templated) {
+    out.params = parse_instance(out.instance);
+  }
+  if (entry.task_count == 0) {
+    return Status::error(QDRT_ERROR_CORRUPT, what() + " has no tasks");
+  }
+  out.tasks.reserve(entry.task_count);
   for (uint32_t t = 0; t < entry.task_count; ++t) {
     qdrt_index_task it = m_file.task(entry.first_task + t);
     TaskInfo task;
@@ -290,10 +304,10 @@ Status Store::build_instance(uint32_t e, Instance& out) {
     std::string_view meta = m_file.blob(it.launch_metadata);
     if (task.name.empty() || task.name.find('\0') != std::string::npos) {
       return Status::error(QDRT_ERROR_CORRUPT,
-                           what + ": task " + std::to_string(t) + " has an invalid name");
+                           what() + ": task " + std::to_string(t) + " has an invalid name");
     }
     if (meta.size() != sizeof(qdrt_task_launch)) {
-      return Status::error(QDRT_ERROR_CORRUPT, what + ": task '" + task.name + "' has " +
+      return Status::error(QDRT_ERROR_CORRUPT, what() + ": task '" + task.name + "' has " +
                                                    std::to_string(meta.size()) +
                                                    " bytes of launch metadata (expected " +
                                                    std::to_string(sizeof(qdrt_task_launch)) + ")");
@@ -302,7 +316,7 @@ Status Store::build_instance(uint32_t e, Instance& out) {
     const qdrt_task_launch& l = task.launch;
     if (l.abi_version != QDRT_TASK_ABI_VERSION) {
       return Status::error(QDRT_ERROR_VERSION,
-                           what + ": task '" + task.name + "' has launch metadata version " +
+                           what() + ": task '" + task.name + "' has launch metadata version " +
                                std::to_string(l.abi_version) + "; this libqdrt reads version " +
                                std::to_string(QDRT_TASK_ABI_VERSION));
     }
@@ -312,14 +326,14 @@ Status Store::build_instance(uint32_t e, Instance& out) {
       out.result_size = l.result_size;
     } else if (l.temps_size != out.temps_size || l.result_dtype != out.result_dtype ||
                l.result_size != out.result_size) {
-      return Status::error(QDRT_ERROR_CORRUPT, what + ": its tasks disagree on the kernel-wide "
-                                                      "launch metadata (temps, result)");
+      return Status::error(QDRT_ERROR_CORRUPT, what() + ": its tasks disagree on the kernel-wide "
+                                                        "launch metadata (temps, result)");
     }
     if (l.temps_size > k_max_temps ||
         (l.result_dtype == QDRT_DTYPE_NONE ? l.result_size != 0
                                            : l.result_size != dtype_size(l.result_dtype))) {
       return Status::error(QDRT_ERROR_CORRUPT,
-                           what + ": task '" + task.name + "' has unusable launch metadata");
+                           what() + ": task '" + task.name + "' has unusable launch metadata");
     }
     out.tasks.push_back(std::move(task));
   }
@@ -363,26 +377,34 @@ Status Store::ensure_loaded(Instance& inst) {
   if (Status s = load_module(inst.module_object, module); !s.ok()) {
     return s;
   }
-  std::string what = "kernel '" + std::string(m_file.blob(m_file.entry(inst.entry).kernel_id)) +
-                     "' instance '" + inst.instance + "'";
+  auto what = [&] {
+    return "kernel '" + std::string(m_file.blob(m_file.entry(inst.entry).kernel_id)) +
+           "' instance '" + inst.instance + "'";
+  };
   for (TaskInfo& t : inst.tasks) {
-    t.fn = reinterpret_cast<qdrt_task_fn>(module->symbol(t.name));
+    t.fn = reinterpret_cast<qdrt_task_fn>(module->symbol(t.name.c_str()));
     if (t.fn == nullptr) {
-      return Status::error(QDRT_ERROR_LOAD, what + ": module " + inst.object_hex +
+      return Status::error(QDRT_ERROR_LOAD, what() + ": module " + inst.object_hex +
                                                 " has no task symbol '" + t.name + "'");
     }
     if (t.kind == QDRT_TASK_RANGE) {
-      std::string ext = t.name + QDRT_EXTENT_SUFFIX;
+      char ext[256];
+      int n = std::snprintf(ext, sizeof ext, "%s%s", t.name.c_str(), QDRT_EXTENT_SUFFIX);
+      if (n < 0 || static_cast<size_t>(n) >= sizeof ext) {
+        return Status::error(QDRT_ERROR_LOAD, what() + ": task name too long '" + t.name + "'");
+      }
       t.extent = reinterpret_cast<qdrt_extent_fn>(module->symbol(ext));
       if (t.extent == nullptr) {
-        return Status::error(QDRT_ERROR_LOAD, what + ": module " + inst.object_hex +
+        return Status::error(QDRT_ERROR_LOAD, what() + ": module " + inst.object_hex +
                                                   " has no extent symbol '" + ext +
                                                   "' for range task '" + t.name + "'");
       }
     }
   }
-  log_debug("%s (%s): %zu tasks resolved in module %s", what.c_str(), inst.target.c_str(),
-            inst.tasks.size(), inst.object_hex.c_str());
+  if (debug_enabled()) {
+    log_debug("%s (%s): %zu tasks resolved in module %s", what().c_str(), inst.target.c_str(),
+              inst.tasks.size(), inst.object_hex.c_str());
+  }
   inst.ready.store(true, std::memory_order_release);
   return {};
 }
