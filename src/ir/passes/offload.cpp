@@ -38,6 +38,13 @@ void offload(Kernel& k) {
     pending.body.push_back(const_cast<Stmt*>(s));
   }
   flush();
+  if (k.tasks.empty()) {
+    // A kernel with nothing to run still launches (and the index requires a task per entry).
+    Task t;
+    t.label = "empty kernel";
+    t.line = 0;
+    k.tasks.push_back(std::move(t));
+  }
 }
 
 }  // namespace qd::ir::passes
