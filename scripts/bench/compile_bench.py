@@ -82,6 +82,7 @@ def main():
 
     runs = []
     walls = []
+    paired = []  # per rep: qdbuild tasks/s over spawned tasks/s (the least load-biased ratio)
     summary = None
     for rep in range(args.reps):
         r = subprocess.run([tools["qd_compile_bench"], *dumps, "--jobs", str(args.jobs), "--reps",
@@ -120,10 +121,11 @@ def main():
             return 1
         walls.append((wall, summary["tasks"]["compiled"]))
         x = runs[-1]
+        paired.append((summary["tasks"]["compiled"] / wall) / (x["units"] / x["spawned_s"]))
         print("rep %d: in-process cold %.3f s, warm %.3f s; spawned %.3f s; qdbuild build cold "
-              "%.3f s (%d tasks compiled); load %.2f"
+              "%.3f s (%d tasks compiled): qdbuild vs spawned %.2fx; load %.2f"
               % (rep + 1, x["cold_s"], x["warm_s"], x["spawned_s"], wall,
-                 summary["tasks"]["compiled"], os.getloadavg()[0]))
+                 summary["tasks"]["compiled"], paired[-1], os.getloadavg()[0]))
     units = runs[0]["units"]
     cold = median([x["cold_s"] for x in runs])
     warm = median([x["warm_s"] for x in runs])
@@ -141,9 +143,10 @@ def main():
     print("summary (medians of %d interleaved reps, %d jobs): qdbuild build cold %.1f tasks/s, "
           "in-process backend %.1f (cold process) / %.1f (warm) tasks/s, spawned clang++-19 -c "
           "%.1f tasks/s; qdbuild build vs spawned %.2fx, in-process backend vs spawned %.2fx "
-          "(cold) / %.2fx (warm); load average now %.2f"
+          "(cold) / %.2fx (warm); qdbuild vs spawned per rep %s; load average now %.2f"
           % (args.reps, args.jobs, tps, units / cold, units / warm, spawned_tps, tps / spawned_tps,
-             spawned / cold, spawned / warm, os.getloadavg()[0]))
+             spawned / cold, spawned / warm, " ".join("%.2fx" % r for r in paired),
+             os.getloadavg()[0]))
     return 0
 
 
