@@ -4,10 +4,12 @@
 #include <string>
 
 #include "common.hpp"
+#include "hot_reload.hpp"
 #include "store.hpp"
 
 struct qdrt_store {
   qdrt::Store impl;
+  std::unique_ptr<qdrt::Watch> watch;  // QDRT_OPEN_WATCH (hot_reload.hpp); destroyed first
 };
 
 namespace {
@@ -24,8 +26,11 @@ qdrt_status fail(qdrt_status code, const char* message) {
   return code;
 }
 
-qdrt::Kernel* impl(qdrt_kernel* k) { return reinterpret_cast<qdrt::Kernel*>(k); }
-const qdrt::Kernel* impl(const qdrt_kernel* k) { return reinterpret_cast<const qdrt::Kernel*>(k); }
+// A watched handle whose kernel left the index (hot_reload.hpp).
+qdrt_status gone(const qdrt::Pin& pin) {
+  t_error = "kernel '" + pin.watched()->id + "' is no longer in the store (a rebuild removed it)";
+  return QDRT_ERROR_NOT_FOUND;
+}
 
 }  // namespace
 
@@ -67,7 +72,7 @@ QDRT_API qdrt_status qdrt_open(const char* path, const qdrt_open_options* option
       return fail(QDRT_ERROR_INVALID_ARGUMENT,
                   "qdrt_open: options->struct_size must be sizeof(qdrt_open_options)");
     }
-    if ((options->flags & ~QDRT_OPEN_LAZY) != 0) {
+    if ((options->flags & ~(QDRT_OPEN_LAZY | QDRT_OPEN_WATCH)) != 0) {
       return fail(QDRT_ERROR_INVALID_ARGUMENT, "qdrt_open: unknown flags");
     }
     o.lazy = (options->flags & QDRT_OPEN_LAZY) != 0;
@@ -77,9 +82,19 @@ QDRT_API qdrt_status qdrt_open(const char* path, const qdrt_open_options* option
   if (store == nullptr) {
     return fail(QDRT_ERROR_OUT_OF_MEMORY, "qdrt_open: out of memory");
   }
+  if (options != nullptr && (options->flags & QDRT_OPEN_WATCH) != 0) {
+    store->watch = std::make_unique<qdrt::Watch>();
+    if (qdrt::Status s = store->watch->prepare(path); !s.ok()) {
+      delete store;
+      return fail(s);
+    }
+  }
   if (qdrt::Status s = store->impl.open(path, o); !s.ok()) {
     delete store;
     return fail(s);
+  }
+  if (store->watch) {
+    store->watch->start(store->impl, o);
   }
   *out = store;
   return QDRT_OK;
@@ -88,10 +103,16 @@ QDRT_API qdrt_status qdrt_open(const char* path, const qdrt_open_options* option
 QDRT_API void qdrt_close(qdrt_store* store) { delete store; }
 
 QDRT_API size_t qdrt_kernel_count(const qdrt_store* store) {
+  if (store != nullptr && store->watch) {
+    return store->watch->kernel_count();
+  }
   return store == nullptr ? 0 : store->impl.kernel_ids().size();
 }
 
 QDRT_API const char* qdrt_kernel_id(const qdrt_store* store, size_t i) {
+  if (store != nullptr && store->watch) {
+    return store->watch->kernel_id(i);
+  }
   if (store == nullptr || i >= store->impl.kernel_ids().size()) {
     return nullptr;
   }
@@ -103,6 +124,14 @@ QDRT_API qdrt_status qdrt_get_kernel(qdrt_store* store, const char* kernel_id, q
     return fail(QDRT_ERROR_INVALID_ARGUMENT, "qdrt_get_kernel: NULL store, id or out");
   }
   *out = nullptr;
+  if (store->watch) {
+    qdrt::WatchedKernel* w = nullptr;
+    if (qdrt::Status s = store->watch->kernel(kernel_id, w); !s.ok()) {
+      return fail(s);
+    }
+    *out = qdrt::watched_handle(w);
+    return QDRT_OK;
+  }
   qdrt::Kernel* k = nullptr;
   if (qdrt::Status s = store->impl.kernel(kernel_id, k); !s.ok()) {
     return fail(s);
@@ -112,18 +141,25 @@ QDRT_API qdrt_status qdrt_get_kernel(qdrt_store* store, const char* kernel_id, q
 }
 
 QDRT_API size_t qdrt_kernel_instance_count(const qdrt_kernel* kernel) {
-  return kernel == nullptr ? 0 : impl(kernel)->instances.size();
+  qdrt::Pin pin(kernel);
+  return pin.kernel() == nullptr ? 0 : pin.kernel()->instances.size();
 }
 
 QDRT_API const char* qdrt_kernel_instance(const qdrt_kernel* kernel, size_t i) {
-  if (kernel == nullptr || i >= impl(kernel)->instances.size()) {
+  qdrt::Pin pin(kernel);
+  if (pin.kernel() == nullptr || i >= pin.kernel()->instances.size()) {
     return nullptr;
   }
-  return impl(kernel)->instances[i]->instance.c_str();
+  const std::string& s = pin.kernel()->instances[i]->instance;
+  return pin.watched() != nullptr ? pin.watched()->watch->intern(s) : s.c_str();
 }
 
 QDRT_API const char* qdrt_kernel_name(const qdrt_kernel* kernel) {
-  return kernel == nullptr ? nullptr : impl(kernel)->id.c_str();
+  qdrt::Pin pin(kernel);
+  if (pin.watched() != nullptr) {
+    return pin.watched()->id.c_str();
+  }
+  return pin.kernel() == nullptr ? nullptr : pin.kernel()->id.c_str();
 }
 
 QDRT_API qdrt_status qdrt_launch(qdrt_kernel* kernel, const qdrt_value* args, size_t arg_count,
@@ -131,16 +167,19 @@ QDRT_API qdrt_status qdrt_launch(qdrt_kernel* kernel, const qdrt_value* args, si
   if (kernel == nullptr) {
     return fail(QDRT_ERROR_INVALID_ARGUMENT, "qdrt_launch: kernel is NULL");
   }
-  if (qdrt::Status s = qdrt::launch_routed(*impl(kernel), args, arg_count, result, nullptr);
+  qdrt::Pin pin(kernel);
+  if (pin.kernel() == nullptr) {
+    return gone(pin);
+  }
+  if (qdrt::Status s = qdrt::launch_routed(*pin.kernel(), args, arg_count, result, nullptr);
       !s.ok()) {
     return fail(s);
   }
   return QDRT_OK;
 }
 
-QDRT_API qdrt_status qdrt_launch_ex(qdrt_kernel* kernel, const qdrt_value* args,
-                                    size_t arg_count, qdrt_value* result,
-                                    const qdrt_launch_options* options) {
+QDRT_API qdrt_status qdrt_launch_ex(qdrt_kernel* kernel, const qdrt_value* args, size_t arg_count,
+                                    qdrt_value* result, const qdrt_launch_options* options) {
   if (kernel == nullptr) {
     return fail(QDRT_ERROR_INVALID_ARGUMENT, "qdrt_launch_ex: kernel is NULL");
   }
@@ -148,7 +187,11 @@ QDRT_API qdrt_status qdrt_launch_ex(qdrt_kernel* kernel, const qdrt_value* args,
     return fail(QDRT_ERROR_INVALID_ARGUMENT,
                 "qdrt_launch_ex: options->struct_size must be sizeof(qdrt_launch_options)");
   }
-  if (qdrt::Status s = qdrt::launch_routed(*impl(kernel), args, arg_count, result, options);
+  qdrt::Pin pin(kernel);
+  if (pin.kernel() == nullptr) {
+    return gone(pin);
+  }
+  if (qdrt::Status s = qdrt::launch_routed(*pin.kernel(), args, arg_count, result, options);
       !s.ok()) {
     return fail(s);
   }
@@ -167,7 +210,11 @@ QDRT_API qdrt_status qdrt_kernel_observations(const qdrt_kernel* kernel, qdrt_ob
     return fail(QDRT_ERROR_INVALID_ARGUMENT,
                 "qdrt_kernel_observations: NULL kernel or out, or out->struct_size too small");
   }
-  const qdrt::Kernel& k = *impl(kernel);
+  qdrt::Pin pin(kernel);
+  if (pin.kernel() == nullptr) {
+    return gone(pin);
+  }
+  const qdrt::Kernel& k = *pin.kernel();
   const qdrt::Instance* inst = k.last.load(std::memory_order_relaxed);
   if (inst == nullptr && !k.instances.empty()) {
     inst = k.instances.front().get();
@@ -178,6 +225,13 @@ QDRT_API qdrt_status qdrt_kernel_observations(const qdrt_kernel* kernel, qdrt_ob
   out->instance = inst != nullptr ? inst->instance.c_str() : "";
   out->object = inst != nullptr ? inst->object_hex.c_str() : "";
   out->target = inst != nullptr ? inst->target.c_str() : "";
+  if (qdrt::WatchedKernel* w = pin.watched()) {
+    // Strings that outlive the generation; launches summed over the generations it ran on.
+    out->launches += w->launches_before.load(std::memory_order_relaxed);
+    out->instance = w->watch->intern(out->instance);
+    out->object = w->watch->intern(out->object);
+    out->target = w->watch->intern(out->target);
+  }
   return QDRT_OK;
 }
 

@@ -71,6 +71,12 @@ typedef struct qdrt_store qdrt_store;
 typedef struct qdrt_kernel qdrt_kernel;
 
 #define QDRT_OPEN_LAZY 1u /* load each module on the first launch that needs it */
+/* Hot reload: a background thread watches the index; when a builder (`qdbuild build --watch`)
+ * publishes a new one, kernels whose code changed run the new code from their next launch
+ * (launches in flight finish on the old code), unchanged kernels keep their loaded modules,
+ * kernels that left the index fail with QDRT_ERROR_NOT_FOUND and new ones can be looked up.
+ * Strings returned for a watched store live as long as the store. docs/runtime.md. */
+#define QDRT_OPEN_WATCH 2u
 
 typedef struct qdrt_open_options {
   uint32_t struct_size; /* sizeof(qdrt_open_options) */

@@ -96,6 +96,7 @@ _DLPACK = {(0, 8): 1, (0, 16): 2, (0, 32): 3, (0, 64): 4, (1, 8): 5, (1, 16): 6,
            (1, 64): 8, (2, 16): 9, (2, 32): 10, (2, 64): 11, (6, 8): 12}
 _DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 1, 2, 3, 13
 _OPEN_LAZY = 1
+_OPEN_WATCH = 2
 _MAX_NDIM = 12  # array dims + element dims accepted from a buffer
 
 
@@ -210,16 +211,19 @@ def cuda_init():
         _raise(st)
 
 
-def open(path, lazy=False, num_threads=0):  # noqa: A001 (the documented name)
-    """Opens a directory store or a pack. lazy=False loads every CPU module now."""
-    return Store(path, lazy, num_threads)
+def open(path, lazy=False, num_threads=0, watch=False):  # noqa: A001 (the documented name)
+    """Opens a directory store or a pack. lazy=False loads every CPU module now. watch=True:
+    hot reload (QDRT_OPEN_WATCH): a kernel rebuilt by `qdbuild build --watch` runs its new code
+    from its next call."""
+    return Store(path, lazy, num_threads, watch)
 
 
 class Store:
-    def __init__(self, path, lazy=False, num_threads=0):
+    def __init__(self, path, lazy=False, num_threads=0, watch=False):
         lib = _load()
         self._handle = None
-        opts = _OpenOptions(ctypes.sizeof(_OpenOptions), _OPEN_LAZY if lazy else 0,
+        opts = _OpenOptions(ctypes.sizeof(_OpenOptions),
+                            (_OPEN_LAZY if lazy else 0) | (_OPEN_WATCH if watch else 0),
                             int(num_threads), 0)
         h = ctypes.c_void_p()
         st = lib.qdrt_open(os.fsencode(path), ctypes.byref(opts), ctypes.byref(h))
