@@ -17,6 +17,7 @@
 #include "backend/backend.hpp"
 #include "backend/plugin.hpp"
 #include "build/build_log.hpp"
+#include "build/build_target.hpp"
 #include "build/explain.hpp"
 #include "build/input_stamp.hpp"
 #include "codegen/kernel_codegen.hpp"
@@ -34,8 +35,6 @@ using Clock = std::chrono::steady_clock;
 using syntax::Severity;
 
 namespace {
-
-constexpr const char* k_cpu = "cpu";
 
 double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
@@ -220,6 +219,7 @@ struct Builder::Session {
   bool ready = false;       // compiler identity, config and owner keys computed
   bool log_loaded = false;  // `log` holds the log file (as this process last wrote it)
   std::string toolchain;    // backend::toolchain_id of the target
+  BuildTarget target;       // parsed from options.target
   std::string compiler;
   std::string config;
   std::string owner;
@@ -243,7 +243,7 @@ constexpr size_t k_object_cache_bytes = size_t{256} << 20;
 class Run {
 public:
   explicit Run(Builder::Session& s)
-      : m_s(s), m_o(s.options), m_status(s.status), m_toolchain(s.toolchain),
+      : m_s(s), m_o(s.options), m_status(s.status), m_target(s.target), m_toolchain(s.toolchain),
         m_compiler(s.compiler), m_config(s.config), m_log(s.log), m_log_path(s.log_path),
         m_store(s.store), m_cache(s.cache), m_fresh_objects(s.objects),
         m_status_mutex(s.status_mutex) {}
@@ -277,6 +277,7 @@ private:
   Metrics m_metrics;
   Clock::time_point m_start = Clock::now();
 
+  BuildTarget& m_target;
   std::string& m_toolchain;
   std::string& m_compiler;
   std::string& m_config;
@@ -406,7 +407,7 @@ void Run::plan() {
       w.where = mod.path + ":" + def.qualname;
       // Reuse without lowering: same kernel key and compiler as the log's record, and the
       // index still holds what that build published.
-      const InstanceRecord* logged = m_log.find(kr.id, inst.instance, k_cpu);
+      const InstanceRecord* logged = m_log.find(kr.id, inst.instance, m_target.name);
       std::string why;
       if (logged == nullptr) {
         why = "not built before";
@@ -420,7 +421,7 @@ void Run::plan() {
         why = explain_key_change(logged->components, now);
       } else {
         std::optional<size_t> at =
-            m_index == nullptr ? std::nullopt : m_index->find(kr.id, inst.instance, k_cpu);
+            m_index == nullptr ? std::nullopt : m_index->find(kr.id, inst.instance, m_target.name);
         if (!at) {
           why = "entry missing from the store index";
         } else {
@@ -459,9 +460,9 @@ void Run::generate() {
       todo.push_back(i);
     }
   }
-  const backend::CpuTarget target;
   codegen::Options copt;
   copt.dump_ir = m_o.dump_ir;
+  copt.cuda = m_target.cuda;
   support::parallel_for(
       todo.size(),
       [&](size_t n) {
@@ -476,7 +477,7 @@ void Run::generate() {
         }
         if (w.code.ok) {
           for (const codegen::Unit& u : w.code.units) {
-            std::string key = backend::task_key(u.source, target);
+            std::string key = m_target.task_key(u.source);
             std::optional<store::TaskRecord> hit = m_cache->lookup(key);
             w.unit_objects.push_back(hit ? std::optional(hit->object) : std::nullopt);
             if (hit) {
@@ -530,10 +531,9 @@ void Run::compile() {
   // The module ABI unit, once per toolchain, through the task cache too.
   bool need_link = std::any_of(m_work.begin(), m_work.end(),
                                [](const Work& w) { return !w.reused && !w.failed; });
-  const backend::CpuTarget target;
   if (need_link) {
     backend::TaskUnit abi = backend::module_abi_unit();
-    std::string key = backend::task_key(abi.source, target);
+    std::string key = m_target.task_key(abi.source);
     if (std::optional<store::TaskRecord> hit = m_cache->lookup(key)) {
       m_abi_object = hit->object;
     } else {
@@ -557,11 +557,10 @@ void Run::compile() {
           locked([&] { m_status.compile_started(job.event); });
         }
         auto t0 = Clock::now();
-        backend::TaskObject obj =
-            backend::plugin::compile_cpu_task({job.event.where, job.source}, target);
+        BuildTarget::Output obj = m_target.compile({job.event.where, job.source});
         job.ms = ms_since(t0);
         if (obj.ok) {
-          store::Result<store::ObjectId> id = m_store->put(obj.object);
+          store::Result<store::ObjectId> id = m_store->put(obj.bytes);
           if (!id) {
             job.errors.push_back("cannot store the object of " + job.event.where + ": " +
                                  id.error());
@@ -573,7 +572,7 @@ void Run::compile() {
             if (!rec) {
               locked([&] { m_status.warning(rec.error()); });
             }
-            job.bytes = std::move(obj.object);
+            job.bytes = std::move(obj.bytes);
           }
         } else {
           for (const backend::Diagnostic& d : obj.diagnostics) {
@@ -722,13 +721,13 @@ void Run::link_modules() {
       if (missing) {
         errors.push_back("a task object of module '" + path + "' cannot be read from the store");
       } else {
-        backend::LinkedModule linked = backend::plugin::link_cpu_module(objects);
+        BuildTarget::Output linked = m_target.link(objects);
         if (!linked.ok) {
           errors.push_back("internal error, please report: module '" + path + "' does not link:");
           for (const backend::Diagnostic& d : linked.diagnostics) {
             errors.push_back("  " + backend::format_diagnostic(d));
           }
-        } else if (store::Result<store::ObjectId> id = m_store->put(linked.so_bytes); !id) {
+        } else if (store::Result<store::ObjectId> id = m_store->put(linked.bytes); !id) {
           errors.push_back("cannot store module '" + path + "': " + id.error());
         } else {
           so = *id;
@@ -772,7 +771,7 @@ void Run::ownership(std::vector<store::EntryKey>& remove, OwnerRecord& owned) {
     if (w.failed) {
       failed.insert(kr.id);
     } else if (w.module_object) {
-      now[{kr.id, kr.instances[w.instance].instance, k_cpu}] = w.module_object->hex();
+      now[{kr.id, kr.instances[w.instance].instance, m_target.name}] = w.module_object->hex();
     }
   }
   for (const auto& [id, hex] : now) {
@@ -823,8 +822,8 @@ void Run::publish_and_log() {
       if (!module_changed) {
         continue;
       }
-      const InstanceRecord* logged = m_log.find(kr.id, inst.instance, k_cpu);
-      store::Entry e{{kr.id, inst.instance, k_cpu}, w.record};
+      const InstanceRecord* logged = m_log.find(kr.id, inst.instance, m_target.name);
+      store::Entry e{{kr.id, inst.instance, m_target.name}, w.record};
       e.record.module = w.module_object;
       e.record.last_used = 0;
       m_entries.push_back(std::move(e));
@@ -836,11 +835,11 @@ void Run::publish_and_log() {
     // Lowered: the tasks whose unit this build compiled count as compiled (each unit once).
     m_r.lowered_tasks += w.unit_keys.size();
     store::Entry e;
-    e.key = {kr.id, inst.instance, k_cpu};
+    e.key = {kr.id, inst.instance, m_target.name};
     InstanceRecord r;
     r.kernel_id = kr.id;
     r.instance = inst.instance;
-    r.target = k_cpu;
+    r.target = m_target.name;
     r.kernel_key = inst.key;
     r.compiler = m_compiler;
     r.module = a.program->modules[w.module].name;
@@ -980,7 +979,13 @@ BuildResult Run::run(bool check_noop) {
   if (!m_s.ready) {
     Timer t(m_metrics, "compiler identity");
     m_log_path = m_o.store_dir + "/build.log";
-    m_toolchain = backend::toolchain_id(backend::CpuTarget{});
+    std::string error;
+    if (!BuildTarget::parse(m_o.target, m_target, error)) {
+      m_status.error(error);
+      m_r.input_error = true;
+      return m_r;
+    }
+    m_toolchain = m_target.toolchain();
     m_compiler = compiler_identity(m_toolchain);
     m_config = config_key(m_o, m_compiler);
     m_s.owner = owner_key(m_o);
@@ -1018,6 +1023,7 @@ BuildResult Run::run(bool check_noop) {
     ao.parse_cache = &m_s.parse_cache;
     m_s.analysis = std::make_unique<sema::Analysis>(sema::analyze(m_o.paths, ao));
     m_a = m_s.analysis.get();
+    m_target.gpu.fast_math = m_a->config.fast_math;  // part of every CUDA task key
     std::vector<std::string> paths;
     for (const sema::ModuleInfo& m : m_a->program->modules) {
       paths.push_back(m.path);

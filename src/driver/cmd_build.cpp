@@ -22,6 +22,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "build/build_target.hpp"
 #include "build/builder.hpp"
 #include "build/status_printer.hpp"
 #include "build/watch_line.hpp"
@@ -94,7 +95,8 @@ Json event_json(const char* event, const build::WatchBatch& batch, const build::
   j["event"] = event;
   j["changed"] = batch.changed;
   j["deleted"] = batch.deleted;
-  for (auto& [k, v] : to_json(r, std::move(diagnostics)).items()) {
+  Json counts = to_json(r, std::move(diagnostics));
+  for (auto& [k, v] : counts.items()) {
     j[k] = std::move(v);
   }
   j["lowered"] = r.lowered;
@@ -181,7 +183,8 @@ ExitStatus cmd_build(int argc, char** argv) {
   app.add_option("PATH", options.paths, "files or directories to build")->required();
   app.add_option("--store", options.store_dir,
                  "the store directory (default: $QDBUILD_STORE, else build/qdstore)");
-  app.add_option("--target", targets, "cpu (the default; cuda[:sm_XX] is not supported yet)");
+  app.add_option("--target", targets,
+                 "cpu (the default), cuda (sm_90) or cuda:sm_XX; repeat to build several");
   app.add_option("-j,--jobs", options.jobs, "parallel jobs (default: number of CPUs)");
   app.add_flag("--json", json, "print one JSON object with the counts instead of text");
   app.add_option("-d", debug, "debug mode: explain (why each kernel is rebuilt), stats (timers)");
@@ -206,9 +209,14 @@ ExitStatus cmd_build(int argc, char** argv) {
       return ExitStatus::usage;
     }
   }
+  if (targets.empty()) {
+    targets.push_back("cpu");
+  }
   for (const std::string& t : targets) {
-    if (t != "cpu") {
-      std::fprintf(stderr, "qdbuild: error: target '%s' is not supported yet\n", t.c_str());
+    build::BuildTarget parsed;
+    std::string error;
+    if (!build::BuildTarget::parse(t, parsed, error)) {
+      std::fprintf(stderr, "qdbuild: error: %s\n", error.c_str());
       return ExitStatus::usage;
     }
   }
@@ -218,25 +226,49 @@ ExitStatus cmd_build(int argc, char** argv) {
   }
 
   if (watch_mode) {
+    if (targets.size() > 1) {
+      std::fprintf(stderr, "qdbuild: error: --watch builds one target (got %zu)\n", targets.size());
+      return ExitStatus::usage;
+    }
+    options.target = targets.front();
     return watch(options, json);
   }
-  build::BuildResult r;
+  // One build per target, in order (each has its own log records, entries and modules).
+  bool internal = false;
+  bool failed = false;
+  Json per_target = Json::array();
+  for (const std::string& t : targets) {
+    options.target = t;
+    build::BuildResult r;
+    if (json) {
+      JsonStatus status;
+      r = build::run_build(options, status);
+      Json j = to_json(r, status.take());
+      j["target"] = t;
+      per_target.push_back(std::move(j));
+    } else {
+      build::StatusPrinter status{build::LinePrinter()};
+      r = build::run_build(options, status);
+      std::string line = build::summary_line(r);
+      if (targets.size() > 1) {
+        line = "[" + t + "] " + line;
+      }
+      status.finish(line);
+    }
+    internal = internal || r.internal_error;
+    failed = failed || !r.failed.empty() || r.input_error;
+  }
   if (json) {
-    JsonStatus status;
-    r = build::run_build(options, status);
-    std::string out =
-        to_json(r, status.take()).dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
-    std::fwrite(out.data(), 1, out.size(), stdout);
-  } else {
-    build::StatusPrinter status{build::LinePrinter()};
-    r = build::run_build(options, status);
-    status.finish(build::summary_line(r));
+    // One target: its object, as before. Several: their objects under "targets".
+    Json out = per_target.size() == 1 ? per_target[0] : Json{{"targets", per_target}};
+    std::string text = out.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+    std::fwrite(text.data(), 1, text.size(), stdout);
   }
   std::fflush(stdout);
-  if (r.internal_error) {
+  if (internal) {
     return ExitStatus::internal;
   }
-  if (!r.failed.empty() || r.input_error) {
+  if (failed) {
     return ExitStatus::input_error;
   }
   return ExitStatus::ok;

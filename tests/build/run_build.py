@@ -251,10 +251,22 @@ def usage(qd, tmp):
     write(w / "src" / "k.py", SAXPY)
     rc, out, err = run(qd, "build", cwd=w)
     check("no PATH: exit 2", rc == 2, f"exit {rc}")
-    rc, out, err = run(qd, "build", "src", "--target", "cuda:sm_90", cwd=w)
-    check("cuda target: exit 2", rc == 2, f"exit {rc}")
-    check("cuda target: message",
-          err == "qdbuild: error: target 'cuda:sm_90' is not supported yet\n", err)
+    rc, out, err = run(qd, "build", "src", "--target", "cuda:sm_100", cwd=w)
+    check("unsupported cuda arch: exit 2", rc == 2, f"exit {rc}")
+    check("unsupported cuda arch: message", err.startswith("qdbuild: error: target 'cuda:sm_100'"), err)
+    rc, out, err = run(qd, "build", "src", "--target", "tpu", cwd=w)
+    check("unknown target: exit 2", rc == 2, f"exit {rc}")
+    check("unknown target: message",
+          err == "qdbuild: error: unknown target 'tpu' (cpu, cuda or cuda:sm_XX)\n", err)
+    # cpu and cuda in one command: one entry per kernel instance and target.
+    rc, out, err = run(qd, "build", "src", "--store", "st_multi", "--target", "cpu", "--target",
+                       "cuda:sm_90", "--json", cwd=w)
+    if check("cpu + cuda: exit", rc in (0, 1), f"exit {rc}: {err}"):
+        doc = json.loads(out)
+        check("cpu + cuda: two results", [t["target"] for t in doc["targets"]] == ["cpu", "cuda:sm_90"],
+              out)
+        check("cpu + cuda: same instances",
+              doc["targets"][0]["instances"] == doc["targets"][1]["instances"], out)
     rc, out, err = run(qd, "build", "src", "-d", "nonsense", cwd=w)
     check("unknown -d: exit 2", rc == 2, f"exit {rc}")
     rc, out, err = run(qd, "build", "--help", cwd=w)
