@@ -1,11 +1,14 @@
 #include "store.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <set>
+#include <thread>
 
 namespace qdrt {
 
@@ -159,21 +162,83 @@ Status Store::open(const std::string& path, const OpenOptions& options) {
             m_file.packed() ? "pack" : "store", m_file.name().c_str(), m_file.entry_count(),
             m_ids.size(), m_file.header().object_count, ms_since(t0));
   if (!options.lazy) {
-    for (const std::string& id : m_ids) {
-      Kernel* k = nullptr;
-      if (Status s = kernel(id, k); !s.ok()) {
-        return s;
-      }
-      for (auto* list : {&k->instances, &k->wholes}) {
-        for (auto& inst : *list) {
-          if (Status s = ensure_loaded(*inst); !s.ok()) {
-            return s;
-          }
-        }
-      }
+    if (Status s = open_eager(); !s.ok()) {
+      return s;
     }
     log_debug("eager open: every CPU module loaded (%.3f ms)", ms_since(t0));
   }
+  return {};
+}
+
+Status Store::open_eager() {
+  // The distinct modules of the CPU entries (whole-kernel variants included), in index order.
+  std::vector<uint32_t> objects;
+  {
+    std::set<uint32_t> seen;
+    for (uint32_t e = 0; e < m_file.entry_count(); ++e) {
+      qdrt_index_entry entry = m_file.entry(e);
+      std::string_view target = m_file.blob(entry.target);
+      if ((target == k_cpu_target ||
+           (target.starts_with(k_cpu_target) && target.ends_with(k_whole_suffix) &&
+            target.size() == k_cpu_target.size() + k_whole_suffix.size())) &&
+          entry.module_object != QDRT_NO_OBJECT && seen.insert(entry.module_object).second) {
+        objects.push_back(entry.module_object);
+      }
+    }
+  }
+  std::vector<std::string> code(objects.size());
+  std::vector<Status> status(objects.size());
+  std::atomic<size_t> next{0};
+  auto prefetch = [&] {
+    for (size_t i = next.fetch_add(1); i < objects.size(); i = next.fetch_add(1)) {
+      status[i] = m_file.read_object(objects[i], code[i]);
+    }
+  };
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  size_t helpers = std::min<size_t>({cores > 1 ? cores - 1 : 0, 3, objects.size() / 2});
+  std::vector<std::thread> threads;
+  threads.reserve(helpers);
+  for (size_t h = 0; h < helpers; ++h) {
+    threads.emplace_back(prefetch);
+  }
+  // Meanwhile: every kernel's tables.
+  Status first;
+  for (const std::string& id : m_ids) {
+    Kernel* k = nullptr;
+    if (Status s = kernel(id, k); !s.ok()) {
+      first = s;
+      break;
+    }
+  }
+  prefetch();  // this thread helps with what is left
+  for (std::thread& t : threads) {
+    t.join();
+  }
+  if (!first.ok()) {
+    return first;
+  }
+  for (size_t i = 0; i < objects.size(); ++i) {
+    if (!status[i].ok()) {
+      return status[i];
+    }
+    m_prefetched.emplace(objects[i], std::move(code[i]));
+  }
+  // Then the memfd + dlopen of each module (the loader serializes dlopen anyway) and the tasks.
+  for (const std::string& id : m_ids) {
+    Kernel* k = nullptr;
+    if (Status s = kernel(id, k); !s.ok()) {
+      return s;
+    }
+    for (auto* list : {&k->instances, &k->wholes}) {
+      for (auto& inst : *list) {
+        if (Status s = ensure_loaded(*inst); !s.ok()) {
+          m_prefetched.clear();
+          return s;
+        }
+      }
+    }
+  }
+  m_prefetched.clear();
   return {};
 }
 
@@ -349,7 +414,10 @@ Status Store::load_module(uint32_t object, Module*& out) {
   }
   auto t0 = std::chrono::steady_clock::now();
   std::string code;
-  if (Status s = m_file.read_object(object, code); !s.ok()) {
+  if (auto pre = m_prefetched.find(object); pre != m_prefetched.end()) {
+    code = std::move(pre->second);  // read and verified by open_eager's helpers
+    m_prefetched.erase(pre);
+  } else if (Status s = m_file.read_object(object, code); !s.ok()) {
     return s;
   }
   double read_ms = ms_since(t0);
