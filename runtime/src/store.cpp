@@ -202,11 +202,15 @@ Status Store::open_eager() {
     threads.emplace_back(prefetch);
   }
   // Meanwhile: every kernel's tables.
+  // Errors are reported in kernel order, as a kernel-by-kernel open would: a kernel whose table
+  // cannot be built (`failed_at`) comes after the modules of the kernels before it.
   Status first;
-  for (const std::string& id : m_ids) {
+  size_t failed_at = m_ids.size();
+  for (size_t i = 0; i < m_ids.size(); ++i) {
     Kernel* k = nullptr;
-    if (Status s = kernel(id, k); !s.ok()) {
+    if (Status s = kernel(m_ids[i], k); !s.ok()) {
       first = s;
+      failed_at = i;
       break;
     }
   }
@@ -214,19 +218,16 @@ Status Store::open_eager() {
   for (std::thread& t : threads) {
     t.join();
   }
-  if (!first.ok()) {
-    return first;
-  }
   for (size_t i = 0; i < objects.size(); ++i) {
-    if (!status[i].ok()) {
-      return status[i];
-    }
-    m_prefetched.emplace(objects[i], std::move(code[i]));
+    if (status[i].ok()) {
+      m_prefetched.emplace(objects[i], std::move(code[i]));
+    }  // else load_module reads it again and reports the error in its place
   }
   // Then the memfd + dlopen of each module (the loader serializes dlopen anyway) and the tasks.
-  for (const std::string& id : m_ids) {
+  for (size_t i = 0; i < failed_at; ++i) {
     Kernel* k = nullptr;
-    if (Status s = kernel(id, k); !s.ok()) {
+    if (Status s = kernel(m_ids[i], k); !s.ok()) {
+      m_prefetched.clear();
       return s;
     }
     for (auto* list : {&k->instances, &k->wholes}) {
@@ -239,7 +240,7 @@ Status Store::open_eager() {
     }
   }
   m_prefetched.clear();
-  return {};
+  return first;
 }
 
 Status Store::kernel(std::string_view id, Kernel*& out) {
