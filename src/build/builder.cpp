@@ -1039,6 +1039,9 @@ BuildResult Run::run(bool check_noop) {
 
   if (!m_store) {
     m_store = std::make_unique<store::LocalStore>(m_o.store_dir);
+    // A build writes many objects and task records: one syncfs before its index update instead
+    // of two fsyncs each (the index is the commit point; store/local_store.hpp).
+    m_store->set_deferred_sync(true);
     m_store->set_warning_handler([&s = m_s](const std::string& w) {
       std::lock_guard<std::mutex> lock(s.status_mutex);
       s.status.warning(w);

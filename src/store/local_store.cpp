@@ -167,10 +167,32 @@ Result<ObjectId> LocalStore::put(std::string_view raw) {
   }
   std::string encoded = encode_object(raw, m_level);
   std::string error;
-  if (!support::write_file_atomic(path, encoded, error)) {
+  if (!support::write_file_atomic(path, encoded, error, !m_deferred)) {
     return fail(FailureKind::io, error);
   }
+  if (m_deferred) {
+    note_unsynced();
+  }
   return id;
+}
+
+Result<Unit> LocalStore::sync_deferred() {
+  if (!m_unsynced.exchange(false)) {
+    return Unit{};
+  }
+  int fd = ::open(m_root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    m_unsynced = true;
+    return fail(FailureKind::io, errno_text("open", m_root, errno));
+  }
+  int rc = ::syncfs(fd);
+  int err = errno;
+  ::close(fd);
+  if (rc != 0) {
+    m_unsynced = true;
+    return fail(FailureKind::io, errno_text("sync the filesystem of", m_root, err));
+  }
+  return Unit{};
 }
 
 Result<bool> LocalStore::remove(const ObjectId& id) {
@@ -298,6 +320,11 @@ Result<std::vector<Entry>> LocalStore::read_entries_locked(bool replace_damaged)
 Result<Unit> LocalStore::update_index(const IndexUpdate& update, bool replace_damaged,
                                       const std::function<void()>& after_write) {
   if (auto r = create(); !r) {
+    return r;
+  }
+  // Objects and task records written without fsync become durable before an index can
+  // reference them.
+  if (auto r = sync_deferred(); !r) {
     return r;
   }
   IndexLock lock;

@@ -12,6 +12,7 @@
 // Only hex addresses become file names.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -59,6 +60,16 @@ public:
   const std::vector<std::string>& stray_files() const { return m_strays; }
   size_t temp_files() const { return m_temps; }
 
+  // Deferred durability (a build's many objects and task records): when on, put() and the task
+  // cache write without fsync, and the next index update first makes everything durable with one
+  // syncfs() of the store's filesystem — the index stays the commit point, so no published entry
+  // ever references data that a crash could lose. Off by default (every write is durable).
+  void set_deferred_sync(bool on) { m_deferred = on; }
+  bool deferred_sync() const { return m_deferred; }
+  void note_unsynced() { m_unsynced.store(true, std::memory_order_relaxed); }
+  // syncfs() of the store's filesystem if a deferred write happened since the last one.
+  Result<Unit> sync_deferred();
+
   // Adds or replaces entries (merge_entries) under the index lock. A record with last_used 0 gets
   // the current time. Every object the entries reference must already be in the store.
   Result<Unit> publish(std::vector<Entry> entries);
@@ -77,6 +88,8 @@ private:
 
   std::string m_root;
   int m_level;
+  bool m_deferred = false;
+  std::atomic<bool> m_unsynced{false};
   std::function<void(const std::string&)> m_warn;
   support::MappedFile m_index_file;
   std::unique_ptr<IndexView> m_index;

@@ -106,8 +106,13 @@ std::optional<TaskRecord> TaskCache::lookup(std::string_view key) const {
   if (!r) {
     return std::nullopt;
   }
+  // The object must be there and intact (a crash during a build with deferred durability can
+  // leave a record whose object never reached the disk): anything else is a miss.
   struct stat st{};
   if (::stat(m_store.object_path(r->object).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return std::nullopt;
+  }
+  if (!m_store.get_header(r->object)) {
     return std::nullopt;
   }
   return r;
@@ -124,8 +129,12 @@ Result<Unit> TaskCache::insert(std::string_view key, const TaskRecord& record) {
     return r;
   }
   std::string error;
-  if (!support::write_file_atomic(record_path(key), format_task_record(record), error)) {
+  if (!support::write_file_atomic(record_path(key), format_task_record(record), error,
+                                  !m_store.deferred_sync())) {
     return fail(FailureKind::io, error);
+  }
+  if (m_store.deferred_sync()) {
+    m_store.note_unsynced();
   }
   return Unit{};
 }

@@ -123,12 +123,12 @@ bool AtomicFile::write(std::string_view data, std::string& error) {
   return true;
 }
 
-bool AtomicFile::commit(std::string& error) {
+bool AtomicFile::commit(std::string& error, bool durable) {
   if (m_fd < 0) {
     error = describe("write", m_target, EBADF);
     return false;
   }
-  if (::fsync(m_fd) != 0) {
+  if (durable && ::fsync(m_fd) != 0) {
     error = describe("write", m_target, errno);
     discard();
     return false;
@@ -146,7 +146,7 @@ bool AtomicFile::commit(std::string& error) {
     return false;
   }
   m_temp.clear();
-  return fsync_directory(dir_of(m_target), error);
+  return !durable || fsync_directory(dir_of(m_target), error);
 }
 
 void AtomicFile::discard() {
@@ -160,9 +160,10 @@ void AtomicFile::discard() {
   }
 }
 
-bool write_file_atomic(const std::string& target, std::string_view data, std::string& error) {
+bool write_file_atomic(const std::string& target, std::string_view data, std::string& error,
+                       bool durable) {
   AtomicFile file;
-  return file.open(target, error) && file.write(data, error) && file.commit(error);
+  return file.open(target, error) && file.write(data, error) && file.commit(error, durable);
 }
 
 bool fsync_directory(const std::string& dir, std::string& error) {

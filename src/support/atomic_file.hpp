@@ -33,8 +33,10 @@ public:
   // Appends bytes to the temp file.
   bool write(std::string_view data, std::string& error);
   // fsync, close, rename over the target, fsync the directory. After a failure the temp file is
-  // gone and the target is unchanged.
-  bool commit(std::string& error);
+  // gone and the target is unchanged. `durable` false skips both fsyncs: the rename is still
+  // atomic for readers, and the caller makes the data durable later (e.g. syncfs) before
+  // anything that must survive a crash depends on it.
+  bool commit(std::string& error, bool durable = true);
   // Closes and removes the temp file (also done by the destructor).
   void discard();
 
@@ -48,7 +50,8 @@ private:
 };
 
 // Writes `data` to `target` through an AtomicFile.
-bool write_file_atomic(const std::string& target, std::string_view data, std::string& error);
+bool write_file_atomic(const std::string& target, std::string_view data, std::string& error,
+                       bool durable = true);
 
 // fsyncs a directory (so a rename in it is durable).
 bool fsync_directory(const std::string& dir, std::string& error);
