@@ -25,7 +25,7 @@
 
 namespace qd::build {
 
-inline constexpr std::chrono::milliseconds k_quiet_single{5};
+inline constexpr std::chrono::milliseconds k_quiet_single{2};
 inline constexpr std::chrono::milliseconds k_quiet_burst{50};
 inline constexpr std::chrono::milliseconds k_pending_max{1000};
 
