@@ -134,6 +134,10 @@ KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t
     tc.unit = unit;
     tc.launch = base;
     tc.launch.flags = contains_return(k.tasks[t]) ? QDRT_LAUNCH_WRITES_RESULT : 0;
+    if (k.tasks[t].range && k.tasks[t].loop->block_dim > 0) {
+      tc.launch.block_dim =
+          static_cast<uint32_t>(k.tasks[t].loop->block_dim);  // CUDA threads/block
+    }
     tc.label = k.tasks[t].label;
     tc.line = k.tasks[t].line;
     out.tasks.push_back(std::move(tc));

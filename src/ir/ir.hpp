@@ -141,6 +141,7 @@ struct Stmt {
   Block else_body;
   Block body;
   bool parallel = false;  // range_for at the kernel root, offloaded as a range task
+  int32_t block_dim = 0;  // qd.loop_config(block_dim=N) before the loop; 0: the target's default
   std::string label;      // range_for: "for i in range(n)" as written
   // A flat ndrange loop (qd.ndrange / grouped / struct-for): `var` (i64) runs over [0, product of
   // the extents); dimension d's index variable nd_vars[d] (i32) is nd_begins[d] (i32) plus the

@@ -70,14 +70,26 @@ void print_stmt(const Kernel& k, const Stmt* s, int indent, std::string& out) {
       line(out, indent, "while true:", s);
       print_block(k, s->body, indent + 1, out);
       return;
-    case StmtKind::range_for:
-      line(out, indent,
-           std::string(s->parallel ? "parallel for " : "for ") + var_name(k, s->var) + ": " +
-               name_of(k.vars[s->var].type) + " in [" + print_expr(k, s->begin) + ", " +
-               print_expr(k, s->end) + "):",
-           s);
+    case StmtKind::range_for: {
+      std::string head = std::string(s->parallel ? "parallel for " : "for ") + var_name(k, s->var) +
+                         ": " + name_of(k.vars[s->var].type) + " in [" + print_expr(k, s->begin) +
+                         ", " + print_expr(k, s->end) + ")";
+      if (!s->nd_vars.empty()) {
+        head += " as (";
+        for (size_t d = 0; d < s->nd_vars.size(); ++d) {
+          head += (d > 0 ? ", " : "") + var_name(k, s->nd_vars[d]) + " = " +
+                  print_expr(k, s->nd_begins[d]) + " + digit(" + print_expr(k, s->nd_extents[d]) +
+                  ")";
+        }
+        head += ")";
+      }
+      if (s->block_dim > 0) {
+        head += " block_dim " + std::to_string(s->block_dim);
+      }
+      line(out, indent, head + ":", s);
       print_block(k, s->body, indent + 1, out);
       return;
+    }
     case StmtKind::break_: line(out, indent, "break", s); return;
     case StmtKind::continue_: line(out, indent, "continue", s); return;
     case StmtKind::ret: line(out, indent, "return " + print_expr(k, s->value), s); return;

@@ -62,9 +62,13 @@ int main(int argc, char** argv) {
         std::printf("whole-kernel: %s\n", code.whole_reason.c_str());
       }
       for (const qd::codegen::TaskCode& t : code.tasks) {
-        std::printf("task %s %s unit %zu temps %llu: %s\n", t.symbol.c_str(),
+        std::printf("task %s %s unit %zu temps %llu%s: %s\n", t.symbol.c_str(),
                     t.range ? "range" : "serial", t.unit,
-                    static_cast<unsigned long long>(t.launch.temps_size), t.label.c_str());
+                    static_cast<unsigned long long>(t.launch.temps_size),
+                    t.launch.block_dim > 0
+                        ? (" block_dim " + std::to_string(t.launch.block_dim)).c_str()
+                        : "",
+                    t.label.c_str());
       }
       if (cpp) {
         for (size_t u = 0; u < code.units.size(); ++u) {

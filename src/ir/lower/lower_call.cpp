@@ -26,6 +26,13 @@ Val Lowerer::eval_call(const ast::Call* c) {
       if (const ast::Expr* s = keyword(c, "serialize")) {
         m_pending_serialize = static_truth(eval(s), s->pos);
       }
+      if (const ast::Expr* b = keyword(c, "block_dim")) {
+        int64_t n = static_int(eval(b), b->pos, "qd.loop_config(block_dim=...)");
+        if (n < 1 || n > 1024) {
+          fail(b->pos, "QD206", "block_dim must be between 1 and 1024, got " + std::to_string(n));
+        }
+        m_pending_block_dim = n;
+      }
       return Val::of_py(sema::Value::none());
     }
   }

@@ -277,6 +277,8 @@ void Lowerer::lower_range_for(const ast::For* s, const Expr* begin, const Expr* 
   }
   bool parallel = at_root() && !m_pending_serialize;
   m_pending_serialize = false;
+  int64_t block_dim = m_pending_block_dim;
+  m_pending_block_dim = 0;
   if (parallel) {
     for (const Expr** b : {&begin, &end}) {
       if (has_load(*b)) {
@@ -291,6 +293,7 @@ void Lowerer::lower_range_for(const ast::For* s, const Expr* begin, const Expr* 
   }
   Stmt* st = emit(StmtKind::range_for, s->pos);
   st->parallel = parallel;
+  st->block_dim = static_cast<int32_t>(block_dim);
   st->begin = begin;
   st->end = end;
   st->label = loop_label(st->text);
@@ -343,6 +346,8 @@ void Lowerer::lower_ndrange_for(const ast::For* s, const Val& nd, bool grouped) 
   }
   bool parallel = at_root() && !m_pending_serialize;
   m_pending_serialize = false;
+  int64_t block_dim = m_pending_block_dim;
+  m_pending_block_dim = 0;
   Kernel& k = *m_kernel;
   std::vector<const Expr*> begins;
   std::vector<const Expr*> extents;
@@ -375,6 +380,7 @@ void Lowerer::lower_ndrange_for(const ast::For* s, const Val& nd, bool grouped) 
   }
   Stmt* st = emit(StmtKind::range_for, s->pos);
   st->parallel = parallel;
+  st->block_dim = static_cast<int32_t>(block_dim);
   st->begin = k.constant_int(DType::i64, 0);
   st->end = total;
   st->label = loop_label(st->text);

@@ -196,6 +196,7 @@ private:
   Block* m_block = nullptr;
   Jump m_jump = Jump::none;
   bool m_pending_serialize = false;
+  int64_t m_pending_block_dim = 0;  // qd.loop_config(block_dim=N) for the next loop
   DType m_default_ip = DType::i32;
   DType m_default_fp = DType::f32;
   int32_t m_inline_depth = 0;
