@@ -55,14 +55,20 @@ const DtypeInfo kDtypes[] = {
 };
 
 const DtypeInfo* dtype_by_name(const std::string& name) {
-  for (const auto& d : kDtypes)
-    if (name == d.name) return &d;
+  for (const auto& d : kDtypes) {
+    if (name == d.name) {
+      return &d;
+    }
+  }
   return nullptr;
 }
 
 const char* dtype_name(uint32_t code) {
-  for (const auto& d : kDtypes)
-    if (d.code == code) return d.name;
+  for (const auto& d : kDtypes) {
+    if (d.code == code) {
+      return d.name;
+    }
+  }
   return "none";
 }
 
@@ -98,7 +104,9 @@ std::string dir_of(const std::string& path) {
 
 bool read_file(const std::string& path, void* dst, size_t nbytes) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;
+  if (!f) {
+    return false;
+  }
   size_t got = nbytes ? std::fread(dst, 1, nbytes, f) : 0;
   // The file must hold exactly nbytes.
   bool at_end = std::fgetc(f) == EOF;
@@ -108,17 +116,22 @@ bool read_file(const std::string& path, void* dst, size_t nbytes) {
 
 bool write_file(const std::string& path, const void* src, size_t nbytes) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return false;
+  if (!f) {
+    return false;
+  }
   size_t put = nbytes ? std::fwrite(src, 1, nbytes, f) : 0;
   return std::fclose(f) == 0 && put == nbytes;
 }
 
 std::vector<Case> parse_request(const std::string& path) {
   std::ifstream in(path);
-  if (!in) die("cannot read the request " + path);
+  if (!in) {
+    die("cannot read the request " + path);
+  }
   std::string line;
-  if (!std::getline(in, line) || line != "qdrt-diff-request 1")
+  if (!std::getline(in, line) || line != "qdrt-diff-request 1") {
     die(path + ": the first line must be 'qdrt-diff-request 1'");
+  }
   std::vector<Case> cases;
   int lineno = 1;
   auto bad = [&](const std::string& why) {
@@ -126,16 +139,24 @@ std::vector<Case> parse_request(const std::string& path) {
   };
   while (std::getline(in, line)) {
     ++lineno;
-    if (line.empty()) continue;
+    if (line.empty()) {
+      continue;
+    }
     std::istringstream ls(line);
     std::string word;
     ls >> word;
-    if (word != "case") bad("expected 'case INDEX KERNEL NARGS'");
+    if (word != "case") {
+      bad("expected 'case INDEX KERNEL NARGS'");
+    }
     Case c;
     size_t nargs = 0;
-    if (!(ls >> c.index >> c.kernel >> nargs)) bad("expected 'case INDEX KERNEL NARGS'");
+    if (!(ls >> c.index >> c.kernel >> nargs)) {
+      bad("expected 'case INDEX KERNEL NARGS'");
+    }
     for (size_t a = 0; a < nargs; ++a) {
-      if (!std::getline(in, line)) die(path + ": the request ends inside case " + c.kernel);
+      if (!std::getline(in, line)) {
+        die(path + ": the request ends inside case " + c.kernel);
+      }
       ++lineno;
       std::istringstream as(line);
       Arg arg;
@@ -143,16 +164,24 @@ std::vector<Case> parse_request(const std::string& path) {
       if (arg.kind == "array") {
         std::string dt;
         int ndim = 0;
-        if (!(as >> dt >> ndim) || ndim < 0 || ndim > 16) bad("bad array header");
+        if (!(as >> dt >> ndim) || ndim < 0 || ndim > 16) {
+          bad("bad array header");
+        }
         arg.dtype = dtype_by_name(dt);
-        if (!arg.dtype) bad("unknown dtype '" + dt + "'");
+        if (!arg.dtype) {
+          bad("unknown dtype '" + dt + "'");
+        }
         arg.shape.resize(size_t(ndim));
         size_t count = 1;
         for (auto& d : arg.shape) {
-          if (!(as >> d) || d < 0) bad("bad array extent");
+          if (!(as >> d) || d < 0) {
+            bad("bad array extent");
+          }
           count *= size_t(d);
         }
-        if (!(as >> arg.file)) bad("missing array file");
+        if (!(as >> arg.file)) {
+          bad("missing array file");
+        }
         arg.nbytes = count * arg.dtype->size;
         arg.strides.assign(size_t(ndim), 0);
         int64_t stride = int64_t(arg.dtype->size);
@@ -161,20 +190,30 @@ std::vector<Case> parse_request(const std::string& path) {
           stride *= arg.shape[size_t(k)] ? arg.shape[size_t(k)] : 1;
         }
       } else if (arg.kind == "int") {
-        if (!(as >> arg.i)) bad("bad int");
+        if (!(as >> arg.i)) {
+          bad("bad int");
+        }
       } else if (arg.kind == "uint") {
         uint64_t u = 0;
-        if (!(as >> u)) bad("bad uint");
+        if (!(as >> u)) {
+          bad("bad uint");
+        }
         std::memcpy(&arg.i, &u, sizeof u);
       } else if (arg.kind == "float") {
         std::string hex;
-        if (!(as >> hex)) bad("bad float");
+        if (!(as >> hex)) {
+          bad("bad float");
+        }
         errno = 0;
         char* end = nullptr;
         arg.f = std::strtod(hex.c_str(), &end);
-        if (*end != '\0') bad("bad float");
+        if (*end != '\0') {
+          bad("bad float");
+        }
       } else if (arg.kind == "bool") {
-        if (!(as >> arg.i) || (arg.i != 0 && arg.i != 1)) bad("bad bool");
+        if (!(as >> arg.i) || (arg.i != 0 && arg.i != 1)) {
+          bad("bad bool");
+        }
       } else if (arg.kind == "text") {
         std::getline(as >> std::ws, arg.text);
       } else {
@@ -198,18 +237,20 @@ std::string run_case(qdrt_store* store, Case& c, const std::string& req_dir,
                      const std::string& out_dir) {
   qdrt_kernel* kernel = nullptr;
   qdrt_status st = qdrt_get_kernel(store, c.kernel.c_str(), &kernel);
-  if (st != QDRT_OK)
+  if (st != QDRT_OK) {
     return std::string("error ") + qdrt_status_name(st) + " " + qdrt_last_error();
+  }
   std::vector<qdrt_value> values;
   values.reserve(c.args.size());
   for (auto& a : c.args) {
     if (a.kind == "array") {
       a.storage.reset(new uint64_t[a.nbytes / 8 + 1]());
       std::string file = req_dir + "/" + a.file;
-      if (!read_file(file, a.storage.get(), a.nbytes))
+      if (!read_file(file, a.storage.get(), a.nbytes)) {
         return "error REQUEST cannot read " + std::to_string(a.nbytes) + " bytes from " + file;
-      qdrt_value v = qdrt_array_value(a.dtype->code, a.storage.get(), int32_t(a.shape.size()),
-                                      a.shape.data());
+      }
+      qdrt_value v =
+          qdrt_array_value(a.dtype->code, a.storage.get(), int32_t(a.shape.size()), a.shape.data());
       v.strides = a.strides.data();
       values.push_back(v);
     } else if (a.kind == "int") {
@@ -229,18 +270,22 @@ std::string run_case(qdrt_store* store, Case& c, const std::string& req_dir,
   qdrt_value result;
   std::memset(&result, 0xA5, sizeof result);  // the runtime must set every field it reports
   st = qdrt_launch(kernel, values.data(), values.size(), &result);
-  if (st != QDRT_OK)
+  if (st != QDRT_OK) {
     return std::string("error ") + qdrt_status_name(st) + " " + qdrt_last_error();
+  }
   for (size_t k = 0; k < c.args.size(); ++k) {
     const Arg& a = c.args[k];
-    if (a.kind != "array") continue;
+    if (a.kind != "array") {
+      continue;
+    }
     std::string file = out_dir + "/" + std::to_string(c.index) + "_" + std::to_string(k) + ".out";
-    if (!write_file(file, a.storage.get(), a.nbytes)) die("cannot write " + file);
+    if (!write_file(file, a.storage.get(), a.nbytes)) {
+      die("cannot write " + file);
+    }
   }
   char buf[128];
   switch (result.kind) {
-    case QDRT_VALUE_NONE:
-      return "ok none";
+    case QDRT_VALUE_NONE: return "ok none";
     case QDRT_VALUE_INT:
       if ((result.flags & QDRT_VALUE_UNSIGNED) || result.dtype == QDRT_DTYPE_U64) {
         uint64_t u;
@@ -253,11 +298,11 @@ std::string run_case(qdrt_store* store, Case& c, const std::string& req_dir,
     case QDRT_VALUE_FLOAT:
       return std::string("ok float ") + dtype_name(result.dtype) + " " + hex_double(result.f);
     case QDRT_VALUE_BOOL:
-      if (result.i != 0 && result.i != 1)
+      if (result.i != 0 && result.i != 1) {
         return "error RESULT bool result with i = " + std::to_string(result.i);
+      }
       return std::string("ok bool ") + dtype_name(result.dtype) + " " + std::to_string(result.i);
-    default:
-      return "error RESULT unknown result kind " + std::to_string(result.kind);
+    default: return "error RESULT unknown result kind " + std::to_string(result.kind);
   }
 }
 
@@ -272,29 +317,40 @@ int main(int argc, char** argv) {
   long from = argc == 6 ? std::strtol(argv[5], nullptr, 10) : 0;
   std::vector<Case> cases = parse_request(request);
 
-  if ((qdrt_version() >> 16) != QDRT_VERSION_MAJOR)
+  if ((qdrt_version() >> 16) != QDRT_VERSION_MAJOR) {
     die(std::string("libqdrt ") + qdrt_version_string() + " does not match the headers' major");
+  }
   qdrt_store* store = nullptr;
   qdrt_status st = qdrt_open(store_path.c_str(), nullptr, &store);
-  if (st != QDRT_OK)
+  if (st != QDRT_OK) {
     die("cannot open the store " + store_path + ": " + qdrt_status_name(st) + ": " +
         qdrt_last_error());
+  }
 
   std::string ids;
-  for (size_t i = 0, n = qdrt_kernel_count(store); i < n; ++i)
+  for (size_t i = 0, n = qdrt_kernel_count(store); i < n; ++i) {
     ids += std::string(qdrt_kernel_id(store, i)) + "\n";
-  if (!write_file(out_dir + "/kernels.txt", ids.data(), ids.size()))
+  }
+  if (!write_file(out_dir + "/kernels.txt", ids.data(), ids.size())) {
     die("cannot write " + out_dir + "/kernels.txt");
+  }
 
   std::string req_dir = dir_of(request);
   for (auto& c : cases) {
-    if (c.index < from) continue;
+    if (c.index < from) {
+      continue;
+    }
     std::string line = run_case(store, c, req_dir, out_dir);
-    for (char& ch : line)
-      if (ch == '\n') ch = ' ';
+    for (char& ch : line) {
+      if (ch == '\n') {
+        ch = ' ';
+      }
+    }
     line += "\n";
     std::string file = out_dir + "/" + std::to_string(c.index) + ".result";
-    if (!write_file(file, line.data(), line.size())) die("cannot write " + file);
+    if (!write_file(file, line.data(), line.size())) {
+      die("cannot write " + file);
+    }
   }
   qdrt_close(store);
   return 0;

@@ -279,7 +279,7 @@ void mat3_chunk(const void* p, int64_t begin, int64_t end) {
       y[r] = a[r] * w[0] + a[3 + r] * w[1] + a[6 + r] * w[2];
     }
     det[i] = a[0] * (a[4] * a[8] - a[5] * a[7]) + a[1] * (a[5] * a[6] - a[3] * a[8]) +
-               a[2] * (a[3] * a[7] - a[4] * a[6]);
+             a[2] * (a[3] * a[7] - a[4] * a[6]);
   }
 }
 
@@ -320,8 +320,8 @@ double median(std::vector<double> v) {
 qdrt_kernel* kernel(qdrt_store* store, const std::string& name) {
   for (size_t i = 0; i < qdrt_kernel_count(store); ++i) {
     std::string id = qdrt_kernel_id(store, i);
-    if (id.size() > name.size() && id.compare(id.size() - name.size() - 1, std::string::npos,
-                                              ":" + name) == 0) {
+    if (id.size() > name.size() &&
+        id.compare(id.size() - name.size() - 1, std::string::npos, ":" + name) == 0) {
       qdrt_kernel* k = nullptr;
       if (qdrt_get_kernel(store, id.c_str(), &k) != QDRT_OK) {
         die(qdrt_last_error());
@@ -422,9 +422,9 @@ int main(int argc, char** argv) {
   }
   if (threads == 0) {
     const char* env = std::getenv("QDRT_NUM_THREADS");
-    threads = env != nullptr && std::atoi(env) > 0 ? std::atoi(env)
-                                                    : static_cast<int>(std::max(
-                                                          1u, std::thread::hardware_concurrency()));
+    threads = env != nullptr && std::atoi(env) > 0
+                  ? std::atoi(env)
+                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
 
@@ -437,9 +437,9 @@ int main(int argc, char** argv) {
   }
   HandPool pool(threads);
 
-  const int64_t n1 = quick ? (1 << 20) : (1 << 24);       // saxpy, reduction, histogram
-  const int64_t side = quick ? 1024 : 4096;                // stencil side
-  const int64_t nmat = quick ? (1 << 17) : (1 << 21);     // 3x3 matrices
+  const int64_t n1 = quick ? (1 << 20) : (1 << 24);    // saxpy, reduction, histogram
+  const int64_t side = quick ? 1024 : 4096;            // stencil side
+  const int64_t nmat = quick ? (1 << 17) : (1 << 21);  // 3x3 matrices
   const int32_t nbins = 1024;
   double load[3] = {0, 0, 0};
   getloadavg(load, 3);

@@ -17,13 +17,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <spawn.h>
 #include <sstream>
 #include <string>
-#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <thread>

@@ -108,11 +108,11 @@ QDRT_API const char* qdrt_kernel_name(const qdrt_kernel* kernel);
 /* --- arguments ------------------------------------------------------------------------------ */
 
 #define QDRT_VALUE_NONE 0u
-#define QDRT_VALUE_ARRAY 1u /* data, dtype, ndim, shape (and strides) */
-#define QDRT_VALUE_INT 2u   /* i */
-#define QDRT_VALUE_FLOAT 3u /* f */
-#define QDRT_VALUE_BOOL 4u  /* i (0 or 1) */
-#define QDRT_VALUE_TEXT 5u  /* text: a template value compared verbatim with the instance's */
+#define QDRT_VALUE_ARRAY 1u      /* data, dtype, ndim, shape (and strides) */
+#define QDRT_VALUE_INT 2u        /* i */
+#define QDRT_VALUE_FLOAT 3u      /* f */
+#define QDRT_VALUE_BOOL 4u       /* i (0 or 1) */
+#define QDRT_VALUE_TEXT 5u       /* text: a template value compared verbatim with the instance's */
 #define QDRT_VALUE_CUDA_ARRAY 6u /* as ARRAY, but data is a CUDA device pointer (CUdeviceptr) */
 
 /* qdrt_value.flags */
@@ -190,9 +190,8 @@ typedef struct qdrt_launch_options {
 } qdrt_launch_options;
 
 /* qdrt_launch with options (NULL: as qdrt_launch, which is QDRT_DEVICE_AUTO). */
-QDRT_API qdrt_status qdrt_launch_ex(qdrt_kernel* kernel, const qdrt_value* args,
-                                    size_t arg_count, qdrt_value* result,
-                                    const qdrt_launch_options* options);
+QDRT_API qdrt_status qdrt_launch_ex(qdrt_kernel* kernel, const qdrt_value* args, size_t arg_count,
+                                    qdrt_value* result, const qdrt_launch_options* options);
 
 /* Loads and initializes the CUDA driver now (a CUDA launch does it on first use): QDRT_OK, or
  * QDRT_ERROR_CUDA with why (no driver, the toolkit's stub library, no device). */

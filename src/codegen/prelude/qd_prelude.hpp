@@ -93,22 +93,27 @@ inline i64 thread_stride() {
 // fabs, fmin and fmax are single instructions on both.
 
 #if defined(__NVPTX__)
+// clang-format off
 extern "C" {
-#define QD_LIBDEVICE_1(name)                                                                       \
-  float __nv_##name##f(float);                                                                     \
-  double __nv_##name(double);
-#define QD_LIBDEVICE_2(name)                                                                       \
-  float __nv_##name##f(float, float);                                                              \
-  double __nv_##name(double, double);
+#define QD_LIBDEVICE_1(name) float __nv_##name##f(float); double __nv_##name(double);
+#define QD_LIBDEVICE_2(name) float __nv_##name##f(float, float); double __nv_##name(double, double);
 QD_LIBDEVICE_1(sin)
 QD_LIBDEVICE_1(cos)
 QD_LIBDEVICE_1(tan)
-QD_LIBDEVICE_1(asin) QD_LIBDEVICE_1(acos) QD_LIBDEVICE_1(atan) QD_LIBDEVICE_1(tanh)
-    QD_LIBDEVICE_1(exp) QD_LIBDEVICE_1(log) QD_LIBDEVICE_1(round) QD_LIBDEVICE_2(pow)
-        QD_LIBDEVICE_2(atan2) QD_LIBDEVICE_2(fmod)
+QD_LIBDEVICE_1(asin)
+QD_LIBDEVICE_1(acos)
+QD_LIBDEVICE_1(atan)
+QD_LIBDEVICE_1(tanh)
+QD_LIBDEVICE_1(exp)
+QD_LIBDEVICE_1(log)
+QD_LIBDEVICE_1(round)
+QD_LIBDEVICE_2(pow)
+QD_LIBDEVICE_2(atan2)
+QD_LIBDEVICE_2(fmod)
 #undef QD_LIBDEVICE_1
 #undef QD_LIBDEVICE_2
 }
+// clang-format on
 #define QD_MATH_1(name)                                                                            \
   inline f32 name(f32 x) { return __nv_##name##f(x); }                                             \
   inline f64 name(f64 x) { return __nv_##name(x); }
