@@ -221,7 +221,12 @@ QDRT_API qdrt_status qdrt_kernel_observations(const qdrt_kernel* kernel, qdrt_ob
   }
   out->launches = k.launches.load(std::memory_order_relaxed);
   out->fallbacks = k.fallbacks.load(std::memory_order_relaxed);
-  out->loaded = inst != nullptr && inst->ready.load(std::memory_order_acquire) ? 1 : 0;
+  // Loaded: the instance's module is in memory (eager open loads every module; entry points are
+  // looked up on the first launch).
+  out->loaded = inst != nullptr && (inst->ready.load(std::memory_order_acquire) ||
+                                    k.store->module_loaded(inst->module_object))
+                    ? 1
+                    : 0;
   out->instance = inst != nullptr ? inst->instance.c_str() : "";
   out->object = inst != nullptr ? inst->object_hex.c_str() : "";
   out->target = inst != nullptr ? inst->target.c_str() : "";

@@ -230,9 +230,12 @@ Status Store::open_eager() {
       m_prefetched.clear();
       return s;
     }
+    // Every module is loaded here (a damaged store fails at open); each instance's task entry
+    // points are looked up on its first launch (ensure_loaded: one dlsym per task).
     for (auto* list : {&k->instances, &k->wholes}) {
       for (auto& inst : *list) {
-        if (Status s = ensure_loaded(*inst); !s.ok()) {
+        Module* module = nullptr;
+        if (Status s = load_module(inst->module_object, module); !s.ok()) {
           m_prefetched.clear();
           return s;
         }
@@ -404,6 +407,11 @@ Status Store::build_instance(uint32_t e, Instance& out) {
     out.tasks.push_back(std::move(task));
   }
   return {};
+}
+
+bool Store::module_loaded(uint32_t object) {
+  std::lock_guard<std::mutex> lock(m_modules_mutex);
+  return m_modules.count(object) != 0;
 }
 
 Status Store::load_module(uint32_t object, Module*& out) {

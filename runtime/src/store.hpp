@@ -84,6 +84,8 @@ public:
   Status kernel(std::string_view id, Kernel*& out);
   // Loads the instance's module and resolves its tasks (once; thread-safe).
   Status ensure_loaded(Instance& instance);
+  // Whether a module object is loaded (thread-safe).
+  bool module_loaded(uint32_t object);
   ThreadPool& pool();
   const StoreFile& file() const { return m_file; }
   CudaState& cuda_state();  // cuda_launch.cpp
