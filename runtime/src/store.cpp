@@ -171,6 +171,7 @@ Status Store::open(const std::string& path, const OpenOptions& options) {
 }
 
 Status Store::open_eager() {
+  auto t0 = std::chrono::steady_clock::now();
   // The distinct modules of the CPU entries (whole-kernel variants included), in index order.
   std::vector<uint32_t> objects;
   {
@@ -188,36 +189,58 @@ Status Store::open_eager() {
   }
   std::vector<std::string> code(objects.size());
   std::vector<Status> status(objects.size());
+  // Work shared by this thread and the helpers: the modules to read (helpers first), then the
+  // kernel tables (this thread first). Errors are reported in kernel order, as a kernel-by-kernel
+  // open would: a kernel whose table cannot be built (`failed_at`, the smallest such index)
+  // comes after the modules of the kernels before it.
   std::atomic<size_t> next{0};
   auto prefetch = [&] {
     for (size_t i = next.fetch_add(1); i < objects.size(); i = next.fetch_add(1)) {
       status[i] = m_file.read_object(objects[i], code[i]);
     }
   };
-  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  std::atomic<size_t> next_table{0};
+  std::mutex failed_mutex;
+  Status first;
+  size_t failed_at = m_ids.size();
+  auto tables = [&] {
+    for (size_t i = next_table.fetch_add(1); i < m_ids.size(); i = next_table.fetch_add(1)) {
+      {
+        std::lock_guard<std::mutex> lock(failed_mutex);
+        if (i > failed_at) {
+          return;
+        }
+      }
+      Kernel* k = nullptr;
+      if (Status s = kernel_at(i, k); !s.ok()) {
+        std::lock_guard<std::mutex> lock(failed_mutex);
+        if (i < failed_at) {
+          failed_at = i;
+          first = s;
+        }
+      }
+    }
+  };
+  // The store's thread count (open option, QDRT_NUM_THREADS, else the cores) bounds the helpers.
+  size_t cores = static_cast<size_t>(resolve_threads(m_options.threads));
   size_t helpers = std::min<size_t>({cores > 1 ? cores - 1 : 0, 3, objects.size() / 2});
   std::vector<std::thread> threads;
   threads.reserve(helpers);
   for (size_t h = 0; h < helpers; ++h) {
-    threads.emplace_back(prefetch);
+    threads.emplace_back([&] {
+      prefetch();
+      tables();
+    });
   }
-  // Meanwhile: every kernel's tables.
-  // Errors are reported in kernel order, as a kernel-by-kernel open would: a kernel whose table
-  // cannot be built (`failed_at`) comes after the modules of the kernels before it.
-  Status first;
-  size_t failed_at = m_ids.size();
-  for (size_t i = 0; i < m_ids.size(); ++i) {
-    Kernel* k = nullptr;
-    if (Status s = kernel(m_ids[i], k); !s.ok()) {
-      first = s;
-      failed_at = i;
-      break;
-    }
-  }
+  tables();
+  double tables_ms = ms_since(t0);
   prefetch();  // this thread helps with what is left
   for (std::thread& t : threads) {
     t.join();
   }
+  log_debug("eager open: %zu kernel tables %.3f ms, %zu modules read+verified+decompressed by "
+            "%.3f ms (%zu helper threads)",
+            m_ids.size(), tables_ms, objects.size(), ms_since(t0), helpers);
   for (size_t i = 0; i < objects.size(); ++i) {
     if (status[i].ok()) {
       m_prefetched.emplace(objects[i], std::move(code[i]));
@@ -226,7 +249,7 @@ Status Store::open_eager() {
   // Then the memfd + dlopen of each module (the loader serializes dlopen anyway) and the tasks.
   for (size_t i = 0; i < failed_at; ++i) {
     Kernel* k = nullptr;
-    if (Status s = kernel(m_ids[i], k); !s.ok()) {
+    if (Status s = kernel_at(i, k); !s.ok()) {
       m_prefetched.clear();
       return s;
     }
@@ -272,13 +295,25 @@ Status Store::kernel(std::string_view id, Kernel*& out) {
     }
     return Status::error(QDRT_ERROR_NOT_FOUND, m);
   }
-  size_t index = static_cast<size_t>(it - m_ids.begin());
+  return kernel_at(static_cast<size_t>(it - m_ids.begin()), out);
+}
+
+Status Store::kernel_at(size_t index, Kernel*& out) {
+  {
+    std::lock_guard<std::mutex> lock(m_kernels_mutex);
+    if (m_kernels[index]) {
+      out = m_kernels[index].get();
+      return {};
+    }
+  }
+  // Built outside the lock (it only reads the index), so several threads can build tables; if
+  // two build the same kernel, the first one stored wins.
+  std::unique_ptr<Kernel> k;
+  if (Status s = build_kernel(index, k); !s.ok()) {
+    return s;
+  }
   std::lock_guard<std::mutex> lock(m_kernels_mutex);
   if (!m_kernels[index]) {
-    std::unique_ptr<Kernel> k;
-    if (Status s = build_kernel(index, k); !s.ok()) {
-      return s;
-    }
     m_kernels[index] = std::move(k);
   }
   out = m_kernels[index].get();

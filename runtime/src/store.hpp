@@ -82,6 +82,7 @@ public:
   const std::vector<std::string>& kernel_ids() const { return m_ids; }
   // Resolves (and on first use builds) a kernel.
   Status kernel(std::string_view id, Kernel*& out);
+  Status kernel_at(size_t id_index, Kernel*& out);  // by position in kernel_ids()
   // Loads the instance's module and resolves its tasks (once; thread-safe).
   Status ensure_loaded(Instance& instance);
   // Whether a module object is loaded (thread-safe).
