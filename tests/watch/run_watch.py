@@ -256,6 +256,41 @@ def hot_reload_suite(qd, tmp):
         wt.stop()
 
 
+def two_watchers_suite(qd, tmp):
+    """Two watchers on one tree and one store: both rebuild each edit; the index stays
+    consistent (store verify clean) and holds the newest code."""
+    w = tmp / "two"
+    src = w / "src"
+    src.mkdir(parents=True)
+    save(src / "adder.py", ADD)
+    a = Watcher(qd, w, "src", "--store", "st")
+    b = Watcher(qd, w, "src", "--store", "st")
+    try:
+        ea, eb = a.next(), b.next()
+        if not check("two watchers: both initial builds", ea and ea["ok"] and eb and eb["ok"],
+                     (ea, eb)):
+            return
+        for n, factor in enumerate(("2.0", "3.0")):
+            editor_save(src / "adder.py", ADD.replace("1.0", factor))
+            ea, eb = a.next(), b.next()
+            check(f"two watchers: edit {n + 1} rebuilt by both",
+                  ea and ea["ok"] and eb and eb["ok"], (ea, eb))
+    finally:
+        ra, rb = a.stop(), b.stop()
+    check("two watchers: both exit 0 on SIGTERM", ra == 0 and rb == 0, (ra, rb))
+    rc = subprocess.run([str(qd), "store", "verify", "--store", "st"], cwd=w,
+                        capture_output=True).returncode
+    check("two watchers: store verify clean", rc == 0, rc)
+    sys.path.insert(0, str(ROOT / "runtime" / "python"))
+    import qdrt  # noqa: E402
+    import array  # noqa: E402
+    store = qdrt.open(str(w / "st"))
+    x = array.array("f", [0.0, 0.0])
+    store.kernel("adder:add")(x)
+    check("two watchers: the index holds the last edit", list(x) == [3.0, 3.0], list(x))
+    store.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--qdbuild", default=str(qdtest.DEFAULT_QDBUILD))
@@ -268,6 +303,7 @@ def main():
         watch_suite(qd, tmp)
         limit_suite(qd, tmp)
         hot_reload_suite(qd, tmp)
+        two_watchers_suite(qd, tmp)
     finally:
         if not failures:
             shutil.rmtree(tmp, ignore_errors=True)
