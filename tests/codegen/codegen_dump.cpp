@@ -7,7 +7,6 @@
 
 #include "codegen/kernel_codegen.hpp"
 #include "sema/analysis.hpp"
-#include "syntax/diagnostic_render.hpp"
 
 int main(int argc, char** argv) {
   if (argc < 2) {

@@ -54,7 +54,7 @@ def main():
     count = 0
     for f in sorted((HERE / "fixtures").glob("*.py")):
         count += 1
-        rc, out = dump(args.tool, f.relative_to(HERE.parent.parent) if False else f)
+        rc, out = dump(args.tool, f)
         rc2, out2 = dump(args.tool, f)
         if rc != 0:
             failures.append(f"{f.name}: qd_codegen_dump exited {rc}:\n{out[-2000:]}")

@@ -166,30 +166,32 @@ Val Lowerer::call_math(const std::string& name, const ast::Call* c, std::vector<
     bool int_ok;
   };
   static const Un k_unary[] = {
-      {"sin", UnOp::sin, false, false},     {"cos", UnOp::cos, false, false},
-      {"tan", UnOp::tan, false, false},     {"asin", UnOp::asin, false, false},
-      {"acos", UnOp::acos, false, false},   {"atan", UnOp::atan, false, false},
-      {"tanh", UnOp::tanh, false, false},   {"exp", UnOp::exp, true, false},
-      {"log", UnOp::log, true, false},      {"sqrt", UnOp::sqrt, true, false},
-      {"rsqrt", UnOp::rsqrt, true, false},  {"abs", UnOp::abs, false, true},
-      {"isnan", UnOp::isnan, false, false}, {"isinf", UnOp::isinf, false, false},
+      {"sin", UnOp::sin, false, false},    {"cos", UnOp::cos, false, false},
+      {"tan", UnOp::tan, false, false},    {"asin", UnOp::asin, false, false},
+      {"acos", UnOp::acos, false, false},  {"atan", UnOp::atan, false, false},
+      {"tanh", UnOp::tanh, false, false},  {"exp", UnOp::exp, true, false},
+      {"log", UnOp::log, true, false},     {"sqrt", UnOp::sqrt, true, false},
+      {"rsqrt", UnOp::rsqrt, true, false}, {"abs", UnOp::abs, false, true},
   };
   for (const Un& u : k_unary) {
     if (name == u.name) {
       need(1);
-      Val r = unary_math(u.op, args[0], pos, u.int_to_float, u.int_ok);
-      if (u.op == UnOp::isnan || u.op == UnOp::isinf) {
-        auto to_u1 = [&](const Expr* e) {
-          const Expr* inner = e->kind == ExprKind::unary ? e : e;
-          return m_kernel->unary(u.op, DType::u1, inner->a);
-        };
-        if (r.kind == Val::Kind::tensor) {
-          return tensor_unary(r, to_u1);
-        }
-        return Val::of_scalar(to_u1(r.expr));
-      }
-      return r;
+      return unary_math(u.op, args[0], pos, u.int_to_float, u.int_ok);
     }
+  }
+  if (name == "isnan" || name == "isinf") {
+    need(1);
+    UnOp op = name == "isnan" ? UnOp::isnan : UnOp::isinf;
+    auto one = [&](const Expr* e) -> const Expr* {
+      if (!is_float(e->type)) {
+        type_error(pos, "qd.math." + name + "() takes real inputs only, got " + name_of(e->type));
+      }
+      return m_kernel->unary(op, DType::u1, e);
+    };
+    if (args[0].kind == Val::Kind::tensor) {
+      return tensor_unary(args[0], one);
+    }
+    return Val::of_scalar(one(to_scalar(args[0], pos)));
   }
   if (name == "floor" || name == "ceil" || name == "round") {
     if (args.empty() || args.size() > 2) {

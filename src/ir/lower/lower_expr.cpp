@@ -542,7 +542,6 @@ Val Lowerer::eval_compare(const ast::Compare* c) {
       if (c->ops.size != 1) {
         unsupported(c->pos, "a chained comparison of vectors");
       }
-      Val ta = a.kind == Val::Kind::tensor ? a : Val{};
       // Element-wise comparison of vectors (u1 elements).
       const Val& shape = a.kind == Val::Kind::tensor ? a : b;
       std::vector<const Expr*> elems;
@@ -629,17 +628,7 @@ Val Lowerer::eval_boolop(const ast::BoolOp* b) {
     pop_scope();
     m_block = saved;
     DType t = promoted(a->type, n->type);
-    int32_t r = m_kernel->new_var("", t);
-    Stmt* init = emit(StmtKind::assign, b->pos);
-    init->decl = true;
-    init->var = r;
-    init->value = m_kernel->cast(t, a);
-    m_block->push_back(st);
-    Stmt* set = m_kernel->stmt(StmtKind::assign, b->pos.lineno);
-    set->var = r;
-    set->value = m_kernel->cast(t, n);
-    st->then_body.push_back(set);
-    acc = Val::of_scalar(m_kernel->var_ref(r));
+    acc = Val::of_scalar(branch_results(st, t, {a}, {n}, {}, b->pos)[0]);
   }
   return acc;
 }
@@ -673,48 +662,46 @@ Val Lowerer::eval_ifexp(const ast::IfExp* e) {
       type_error(e->pos, "the two sides of 'a if c else b' have different shapes");
     }
     DType t = promoted(ta.dtype, tb.dtype);
-    std::vector<int32_t> vars;
-    std::vector<const Expr*> elems;
-    for (int32_t i = 0; i < ta.size(); ++i) {
-      int32_t r = m_kernel->new_var("", t);
-      Stmt* init = emit(StmtKind::assign, e->pos);
-      init->decl = true;
-      init->var = r;
-      init->value = m_kernel->constant_int(t, 0);
-      vars.push_back(r);
-      elems.push_back(m_kernel->var_ref(r));
-    }
-    m_block->push_back(st);
-    for (int32_t i = 0; i < ta.size(); ++i) {
-      Stmt* s1 = m_kernel->stmt(StmtKind::assign, e->pos.lineno);
-      s1->var = vars[i];
-      s1->value = m_kernel->cast(t, ta.elems[i]);
-      st->then_body.push_back(s1);
-      Stmt* s2 = m_kernel->stmt(StmtKind::assign, e->pos.lineno);
-      s2->var = vars[i];
-      s2->value = m_kernel->cast(t, tb.elems[i]);
-      st->else_body.push_back(s2);
-    }
-    return Val::of_tensor(std::move(elems), ta.rows, ta.cols, t);
+    std::vector<const Expr*> zeros(ta.elems.size(), m_kernel->constant_int(t, 0));
+    return Val::of_tensor(branch_results(st, t, zeros, ta.elems, tb.elems, e->pos), ta.rows,
+                          ta.cols, t);
   }
   const Expr* x = to_scalar(a, e->body->pos);
   const Expr* y = to_scalar(b, e->orelse->pos);
   DType t = promoted(x->type, y->type);
-  int32_t r = m_kernel->new_var("", t);
-  Stmt* init = emit(StmtKind::assign, e->pos);
-  init->decl = true;
-  init->var = r;
-  init->value = m_kernel->constant_int(t, 0);
+  return Val::of_scalar(branch_results(st, t, {m_kernel->constant_int(t, 0)}, {x}, {y}, e->pos)[0]);
+}
+
+std::vector<const Expr*> Lowerer::branch_results(Stmt* st, DType t,
+                                                 const std::vector<const Expr*>& init,
+                                                 const std::vector<const Expr*>& then_values,
+                                                 const std::vector<const Expr*>& else_values,
+                                                 const ast::Pos& pos) {
+  // Result variables are declared (with `init`) before the `if`, which is then appended; each
+  // branch assigns its values at its end, after the statements its expressions needed.
+  std::vector<const Expr*> results;
+  std::vector<int32_t> vars;
+  for (const Expr* v : init) {
+    int32_t r = m_kernel->new_var("", t);
+    Stmt* decl = emit(StmtKind::assign, pos);
+    decl->decl = true;
+    decl->var = r;
+    decl->value = m_kernel->cast(t, v);
+    vars.push_back(r);
+    results.push_back(m_kernel->var_ref(r));
+  }
   m_block->push_back(st);
-  Stmt* s1 = m_kernel->stmt(StmtKind::assign, e->pos.lineno);
-  s1->var = r;
-  s1->value = m_kernel->cast(t, x);
-  st->then_body.push_back(s1);
-  Stmt* s2 = m_kernel->stmt(StmtKind::assign, e->pos.lineno);
-  s2->var = r;
-  s2->value = m_kernel->cast(t, y);
-  st->else_body.push_back(s2);
-  return Val::of_scalar(m_kernel->var_ref(r));
+  auto assign = [&](Block& block, const std::vector<const Expr*>& values) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      Stmt* set = m_kernel->stmt(StmtKind::assign, pos.lineno);
+      set->var = vars[i];
+      set->value = m_kernel->cast(t, values[i]);
+      block.push_back(set);
+    }
+  };
+  assign(st->then_body, then_values);
+  assign(st->else_body, else_values);
+  return results;
 }
 
 }  // namespace qd::ir::lower

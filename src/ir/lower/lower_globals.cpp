@@ -121,7 +121,6 @@ Val Lowerer::global(int32_t module, std::string_view name, const ast::Pos& pos) 
 
 Val Lowerer::from_entity(const sema::Entity& e, const ast::Pos& pos, std::string_view what) {
   using EK = sema::Entity::Kind;
-  const sema::Program& p = *m_in.program;
   // The expression a module-level binding was made from (to evaluate what sema's constant
   // evaluator leaves open: `vec3 = qd.types.vector(3, qd.f32)`).
   auto binding_expr = [&]() -> Val {
@@ -182,7 +181,6 @@ Val Lowerer::from_entity(const sema::Entity& e, const ast::Pos& pos, std::string
         if (v.kind != Val::Kind::py || v.py.known()) {
           return v;
         }
-        (void)p;
         fail(pos, "QD206",
              "the module-level value '" + std::string(what) + "' cannot be evaluated");
       }

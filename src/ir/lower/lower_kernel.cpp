@@ -279,7 +279,6 @@ LowerResult Lowerer::run() {
     out.diagnostics.push_back(std::move(sd));
     return out;
   }
-  out.diagnostics = std::move(m_warnings);
   out.kernel = std::move(m_kernel);
   return out;
 }

@@ -406,8 +406,7 @@ Lowerer::LValue Lowerer::lvalue(const ast::Expr* target) {
   if (const auto* n = target->as<ast::Name>()) {
     BindingRef b = find_local(n->id);
     if (b == nullptr) {
-      Val g = global(frame().module, n->id, n->pos);
-      (void)g;
+      global(frame().module, n->id, n->pos);  // a name bound nowhere is QD203 (NameError)
       fail(n->pos, "QD204",
            "cannot assign to the global '" + std::string(n->id) +
                "' in a kernel (globals are compile-time constants)");

@@ -133,6 +133,12 @@ private:
   Val eval_boolop(const ast::BoolOp* b);
   Val eval_ifexp(const ast::IfExp* e);
   Val eval_constant(const ast::Constant* c);
+  // For short-circuit `and`/`or` and `a if c else b`: temporaries of type t declared before the
+  // (not yet emitted) `if` st, then st appended, each branch assigning its values.
+  std::vector<const Expr*> branch_results(Stmt* st, DType t, const std::vector<const Expr*>& init,
+                                          const std::vector<const Expr*>& then_values,
+                                          const std::vector<const Expr*>& else_values,
+                                          const ast::Pos& pos);
   Val binary(ast::Operator op, const Val& a, const Val& b, const ast::Pos& pos);
   const Expr* scalar_binary(ast::Operator op, const Expr* a, const Expr* b, const ast::Pos& pos);
   const Expr* compare(ast::CmpOperator op, const Expr* a, const Expr* b, const ast::Pos& pos);
@@ -200,7 +206,6 @@ private:
   DType m_default_ip = DType::i32;
   DType m_default_fp = DType::f32;
   int32_t m_inline_depth = 0;
-  std::vector<sema::SemaDiagnostic> m_warnings;
 };
 
 }  // namespace qd::ir::lower

@@ -118,3 +118,9 @@ def loop_var_assign(a: A) -> None:
     for i in range(a.shape[0]):
         i = 2  # expect: 119:9 QD204 cannot assign to loop variable 'i'
         a[0] = i
+
+
+@qd.kernel
+def isnan_of_int(a: A) -> None:
+    for i in range(a.shape[0]):
+        a[i] = qd.math.isnan(i)  # expect: 126:16 QD202 isnan() takes real inputs only
