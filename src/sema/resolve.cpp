@@ -692,6 +692,25 @@ Value evaluate(const Program& p, int32_t module, const ast::Expr* e, int32_t bef
   return eval(p, module, e, before, 0);
 }
 
+const Binding* final_binding(const Program& p, int32_t module, std::string_view name,
+                             int32_t& where) {
+  for (int depth = 0; depth <= k_max_depth && module != k_none; ++depth) {
+    const ModuleInfo& m = p.modules[module];
+    auto it = m.bindings.find(name);
+    if (it == m.bindings.end() || it->second.empty()) {
+      return nullptr;
+    }
+    const Binding& b = it->second.back();
+    if (b.kind != Binding::Kind::from_import) {
+      where = module;
+      return &b;
+    }
+    module = p.find_module(b.target);
+    name = b.attr;
+  }
+  return nullptr;
+}
+
 void evaluate_program(Program& p) {
   std::vector<uint8_t> state(p.classes.size(), 0);
   for (ClassId c = 0; c < static_cast<ClassId>(p.classes.size()); ++c) {

@@ -63,6 +63,11 @@ Entity resolve_expr(const Program& p, int32_t module, const syntax::ast::Expr* e
 Value evaluate(const Program& p, int32_t module, const syntax::ast::Expr* e,
                int32_t before = k_order_end);
 
+// The final module-level binding of `name` in `module`, following `from m import name` into
+// modules of the tree; null if there is none. `where` is the module that holds it.
+const Binding* final_binding(const Program& p, int32_t module, std::string_view name,
+                             int32_t& where);
+
 // Evaluates every module-level binding and class base (see above). Single-threaded.
 void evaluate_program(Program& p);
 

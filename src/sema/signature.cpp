@@ -260,11 +260,7 @@ private:
   }
 
   // The expression a module-level name (or mod.name) was last assigned, if unconditional.
-  const ast::Expr* alias_expr(int32_t module, const ast::Expr* e, int32_t& out_module,
-                              int depth = 0) {
-    if (depth > k_max_depth) {
-      return nullptr;
-    }
+  const ast::Expr* alias_expr(int32_t module, const ast::Expr* e, int32_t& out_module) {
     std::string_view name;
     if (const auto* n = e->as<ast::Name>()) {
       name = n->id;
@@ -278,24 +274,12 @@ private:
     } else {
       return nullptr;
     }
-    auto it = m_p.modules[module].bindings.find(name);
-    if (it == m_p.modules[module].bindings.end()) {
-      return nullptr;
-    }
-    const Binding& b = it->second.back();
-    if (b.kind == Binding::Kind::value && !b.conditional && b.aug == nullptr && b.tuple_index < 0) {
-      out_module = module;
-      return b.expr;
-    }
-    if (b.kind == Binding::Kind::from_import) {
-      int32_t m = m_p.find_module(b.target);
-      if (m != k_none) {
-        ast::Name fake{};
-        fake.tag = ast::ExprKind::Name;
-        fake.id = b.attr;
-        const ast::Expr* r = alias_expr(m, &fake, out_module, depth + 1);
-        return r;
-      }
+    int32_t where = k_none;
+    const Binding* b = final_binding(m_p, module, name, where);
+    if (b != nullptr && b->kind == Binding::Kind::value && !b->conditional && b->aug == nullptr &&
+        b->tuple_index < 0) {
+      out_module = where;
+      return b->expr;
     }
     return nullptr;
   }

@@ -78,26 +78,6 @@ Val Lowerer::api_constant(const std::string& path, const ast::Pos& pos, bool* ok
   return {};
 }
 
-const sema::Binding* Lowerer::find_binding(int32_t module, std::string_view name, int32_t& where) {
-  const sema::Program& p = *m_in.program;
-  for (int depth = 0; depth < 16 && module >= 0; ++depth) {
-    const sema::ModuleInfo& m = p.modules[module];
-    auto it = m.bindings.find(name);
-    if (it == m.bindings.end() || it->second.empty()) {
-      return nullptr;
-    }
-    const sema::Binding& b = it->second.back();
-    if (b.kind == sema::Binding::Kind::from_import) {
-      module = p.find_module(b.target);
-      name = b.attr;
-      continue;
-    }
-    where = module;
-    return &b;
-  }
-  return nullptr;
-}
-
 Val Lowerer::eval_module_expr(int32_t module, const ast::Expr* e) {
   Frame f;
   f.module = module;
@@ -128,10 +108,11 @@ Val Lowerer::from_entity(const sema::Entity& e, const ast::Pos& pos, std::string
     const sema::Binding* bp = nullptr;
     if (e.module >= 0) {
       std::string name = e.path.substr(e.path.rfind('.') + 1);
-      bp = find_binding(e.module, name.ends_with("()") ? std::string(what) : name, where);
+      bp = sema::final_binding(*m_in.program, e.module,
+                               name.ends_with("()") ? std::string(what) : name, where);
     }
     if (bp == nullptr) {
-      bp = find_binding(frame().module, what, where);
+      bp = sema::final_binding(*m_in.program, frame().module, what, where);
     }
     if (bp == nullptr) {
       return Val::of_py(sema::Value::unknown("no binding"));

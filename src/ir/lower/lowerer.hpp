@@ -188,8 +188,6 @@ private:
   Val global(int32_t module, std::string_view name, const ast::Pos& pos);
   Val from_entity(const sema::Entity& e, const ast::Pos& pos, std::string_view what);
   Val member(const Val& base, std::string_view attr, const ast::Pos& pos);
-  // The module-level binding `name` of `module`, following from-imports; null if none.
-  const sema::Binding* find_binding(int32_t module, std::string_view name, int32_t& where);
   Val api_constant(const std::string& path, const ast::Pos& pos, bool* ok);
   Val eval_module_expr(int32_t module, const ast::Expr* e);
   std::optional<DType> dtype_of_api(const std::string& path) const;
