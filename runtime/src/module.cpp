@@ -35,6 +35,13 @@ Module::~Module() {
 }
 
 Status Module::load(std::string_view code, const std::string& name) {
+  if (Status s = stage(code, name); !s.ok()) {
+    return s;
+  }
+  return open(name);
+}
+
+Status Module::stage(std::string_view code, const std::string& name) {
   std::string memfd_name = "qdrt:" + name.substr(0, 16);
   // MFD_EXEC first (needed where vm.memfd_noexec=2), without it on kernels before 6.3.
   int fd = ::memfd_create(memfd_name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
@@ -62,8 +69,15 @@ Status Module::load(std::string_view code, const std::string& name) {
   // (Linux 5.1) rather than F_SEAL_WRITE: the latter waits for page pins (an LRU drain) and cost
   // ~20 us per module, ~1 ms of a 1,000-kernel start (scripts/bench/start_bench.py).
   (void)::fcntl(fd, F_ADD_SEALS, k_seal_future_write | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL);
+  return {};
+}
+
+Status Module::open(const std::string& name) {
+  if (m_fd < 0 || m_handle != nullptr) {
+    return Status::error(QDRT_ERROR_INTERNAL, "module " + name + ": not staged, or opened twice");
+  }
   char path[64];
-  std::snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  std::snprintf(path, sizeof path, "/proc/self/fd/%d", m_fd);
   m_handle = ::dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (m_handle == nullptr) {
     const char* why = ::dlerror();

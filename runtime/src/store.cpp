@@ -4,10 +4,10 @@
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <set>
 #include <thread>
 
 namespace qdrt {
@@ -175,30 +175,58 @@ Status Store::open_eager() {
   // The distinct modules of the CPU entries (whole-kernel variants included), in index order.
   std::vector<uint32_t> objects;
   {
-    std::set<uint32_t> seen;
+    std::vector<char> seen(m_file.header().object_count, 0);
     for (uint32_t e = 0; e < m_file.entry_count(); ++e) {
       qdrt_index_entry entry = m_file.entry(e);
       std::string_view target = m_file.blob(entry.target);
       if ((target == k_cpu_target ||
            (target.starts_with(k_cpu_target) && target.ends_with(k_whole_suffix) &&
             target.size() == k_cpu_target.size() + k_whole_suffix.size())) &&
-          entry.module_object != QDRT_NO_OBJECT && seen.insert(entry.module_object).second) {
+          entry.module_object < seen.size() && seen[entry.module_object] == 0) {
+        seen[entry.module_object] = 1;
         objects.push_back(entry.module_object);
       }
     }
   }
-  std::vector<std::string> code(objects.size());
-  std::vector<Status> status(objects.size());
-  // Work shared by this thread and the helpers: the modules to read (helpers first), then the
-  // kernel tables (this thread first). Errors are reported in kernel order, as a kernel-by-kernel
-  // open would: a kernel whose table cannot be built (`failed_at`, the smallest such index)
-  // comes after the modules of the kernels before it.
+  // A pipeline: helper threads stage modules (read, verify, decompress into a reused per-thread
+  // buffer, memfd + write + seal) while this thread builds the kernel tables, then dlopens the
+  // staged modules as they become ready (staging one itself when none is ready and some are
+  // unclaimed). The loader serializes dlopen, so one thread doing all of them loses nothing.
+  struct Slot {
+    std::unique_ptr<Module> module;
+    Status status;
+  };
+  std::vector<Slot> slots(objects.size());
   std::atomic<size_t> next{0};
-  auto prefetch = [&] {
+  std::mutex ready_mutex;
+  std::condition_variable ready_cv;
+  std::vector<size_t> ready;  // staged slots, in staging order
+  ready.reserve(objects.size());
+  auto stage = [&](size_t i) {
+    thread_local std::string code;  // reused: fresh pages cost a fault each
+    Slot& slot = slots[i];
+    slot.status = m_file.read_object(objects[i], code);
+    if (slot.status.ok()) {
+      slot.module = std::make_unique<Module>();
+      slot.status = slot.module->stage(code, m_file.object_hex(objects[i]));
+    }
+    if (code.capacity() > (size_t{16} << 20)) {
+      std::string().swap(code);
+    }
+    {
+      std::lock_guard<std::mutex> lock(ready_mutex);
+      ready.push_back(i);
+    }
+    ready_cv.notify_one();
+  };
+  auto stage_all = [&] {
     for (size_t i = next.fetch_add(1); i < objects.size(); i = next.fetch_add(1)) {
-      status[i] = m_file.read_object(objects[i], code[i]);
+      stage(i);
     }
   };
+  // Errors are reported in kernel order, as a kernel-by-kernel open would: a kernel whose table
+  // cannot be built (`failed_at`, the smallest such index) comes after the modules of the
+  // kernels before it.
   std::atomic<size_t> next_table{0};
   std::mutex failed_mutex;
   Status first;
@@ -228,44 +256,67 @@ Status Store::open_eager() {
   threads.reserve(helpers);
   for (size_t h = 0; h < helpers; ++h) {
     threads.emplace_back([&] {
-      prefetch();
+      stage_all();
       tables();
     });
   }
   tables();
   double tables_ms = ms_since(t0);
-  prefetch();  // this thread helps with what is left
+  size_t taken = 0;
+  for (size_t opened = 0; opened < objects.size(); ++opened) {
+    size_t i = 0;
+    {
+      std::unique_lock<std::mutex> lock(ready_mutex);
+      while (taken == ready.size()) {
+        lock.unlock();
+        size_t j = next.fetch_add(1);
+        if (j < objects.size()) {
+          stage(j);  // none staged yet and some unclaimed: stage one here
+          lock.lock();
+          continue;
+        }
+        lock.lock();  // every module is claimed: wait for a helper's
+        ready_cv.wait(lock, [&] { return taken < ready.size(); });
+      }
+      i = ready[taken++];
+    }
+    Slot& slot = slots[i];
+    if (!slot.status.ok()) {
+      continue;  // load_module reads it again below and reports the error in its place
+    }
+    auto t1 = std::chrono::steady_clock::now();
+    std::string hex = m_file.object_hex(objects[i]);
+    if (Status s = slot.module->open(hex); !s.ok()) {
+      continue;
+    }
+    if (debug_enabled()) {
+      log_debug("loaded module %s (dlopen %.3f ms)", hex.c_str(), ms_since(t1));
+    }
+    std::lock_guard<std::mutex> lock(m_modules_mutex);
+    m_modules.emplace(objects[i], std::move(slot.module));
+  }
   for (std::thread& t : threads) {
     t.join();
   }
-  log_debug("eager open: %zu kernel tables %.3f ms, %zu modules read+verified+decompressed by "
-            "%.3f ms (%zu helper threads)",
-            m_ids.size(), tables_ms, objects.size(), ms_since(t0), helpers);
-  for (size_t i = 0; i < objects.size(); ++i) {
-    if (status[i].ok()) {
-      m_prefetched.emplace(objects[i], std::move(code[i]));
-    }  // else load_module reads it again and reports the error in its place
-  }
-  // Then the memfd + dlopen of each module (the loader serializes dlopen anyway) and the tasks.
+  log_debug("eager open: %zu kernel tables by %.3f ms, %zu modules staged (%zu helper threads) "
+            "and loaded by %.3f ms",
+            m_ids.size(), tables_ms, objects.size(), helpers, ms_since(t0));
+  // Every module is loaded here (a damaged store fails at open, in kernel order); each
+  // instance's task entry points are looked up on its first launch (ensure_loaded).
   for (size_t i = 0; i < failed_at; ++i) {
     Kernel* k = nullptr;
     if (Status s = kernel_at(i, k); !s.ok()) {
-      m_prefetched.clear();
       return s;
     }
-    // Every module is loaded here (a damaged store fails at open); each instance's task entry
-    // points are looked up on its first launch (ensure_loaded: one dlsym per task).
     for (auto* list : {&k->instances, &k->wholes}) {
       for (auto& inst : *list) {
         Module* module = nullptr;
         if (Status s = load_module(inst->module_object, module); !s.ok()) {
-          m_prefetched.clear();
           return s;
         }
       }
     }
   }
-  m_prefetched.clear();
   return first;
 }
 
@@ -458,10 +509,7 @@ Status Store::load_module(uint32_t object, Module*& out) {
   }
   auto t0 = std::chrono::steady_clock::now();
   std::string code;
-  if (auto pre = m_prefetched.find(object); pre != m_prefetched.end()) {
-    code = std::move(pre->second);  // read and verified by open_eager's helpers
-    m_prefetched.erase(pre);
-  } else if (Status s = m_file.read_object(object, code); !s.ok()) {
+  if (Status s = m_file.read_object(object, code); !s.ok()) {
     return s;
   }
   double read_ms = ms_since(t0);

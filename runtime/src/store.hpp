@@ -95,8 +95,8 @@ private:
   Status build_kernel(size_t id_index, std::unique_ptr<Kernel>& out);
   Status build_instance(uint32_t entry, Instance& out);
   Status load_module(uint32_t object, Module*& out);
-  // Eager open: reads, verifies and decompresses the CPU modules on helper threads while this
-  // thread builds the kernel tables; load_module then takes the bytes from m_prefetched.
+  // Eager open: helper threads stage the CPU modules (read, verify, decompress, memfd) while
+  // this thread builds the kernel tables, then dlopens them as they are staged.
   Status open_eager();
 
   StoreFile m_file;
@@ -108,7 +108,6 @@ private:
   std::vector<std::unique_ptr<Kernel>> m_kernels;  // per id, built on first use
   std::mutex m_modules_mutex;
   std::map<uint32_t, std::unique_ptr<Module>> m_modules;
-  std::map<uint32_t, std::string> m_prefetched;  // eager open only; emptied as modules load
   std::once_flag m_pool_once;
   std::unique_ptr<ThreadPool> m_pool;
   std::once_flag m_cuda_once;
