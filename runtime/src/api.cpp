@@ -150,8 +150,9 @@ QDRT_API const char* qdrt_kernel_instance(const qdrt_kernel* kernel, size_t i) {
   if (pin.kernel() == nullptr || i >= pin.kernel()->instances.size()) {
     return nullptr;
   }
-  const std::string& s = pin.kernel()->instances[i]->instance;
-  return pin.watched() != nullptr ? pin.watched()->watch->intern(s) : s.c_str();
+  std::string_view s = pin.kernel()->instances[i]->instance;
+  return pin.watched() != nullptr ? pin.watched()->watch->intern(s)
+                                  : pin.kernel()->store->intern(s);
 }
 
 QDRT_API const char* qdrt_kernel_name(const qdrt_kernel* kernel) {
@@ -227,9 +228,9 @@ QDRT_API qdrt_status qdrt_kernel_observations(const qdrt_kernel* kernel, qdrt_ob
                                     k.store->module_loaded(inst->module_object))
                     ? 1
                     : 0;
-  out->instance = inst != nullptr ? inst->instance.c_str() : "";
-  out->object = inst != nullptr ? inst->object_hex.c_str() : "";
-  out->target = inst != nullptr ? inst->target.c_str() : "";
+  out->instance = inst != nullptr ? k.store->intern(inst->instance) : "";
+  out->object = inst != nullptr ? k.store->intern(k.store->object_hex(inst->module_object)) : "";
+  out->target = inst != nullptr ? k.store->intern(inst->target) : "";
   if (qdrt::WatchedKernel* w = pin.watched()) {
     // Strings that outlive the generation; launches summed over the generations it ran on.
     out->launches += w->launches_before.load(std::memory_order_relaxed);

@@ -37,7 +37,8 @@ struct LoadedTask {
 };
 
 std::string kernel_what(const Kernel& k, const Instance& inst) {
-  return "kernel '" + k.id + "' instance '" + inst.instance + "' (" + inst.target + ")";
+  return "kernel '" + k.id + "' instance '" + std::string(inst.instance) + "' (" +
+         std::string(inst.target) + ")";
 }
 
 double half_to_double(uint16_t h) {
@@ -121,7 +122,7 @@ const Bundle& bundle_of(Store& store, CudaState& state, const Instance& inst) {
     slot = std::make_unique<Bundle>();
     slot->status = store.file().read_object(inst.module_object, slot->bytes);
     if (slot->status.ok()) {
-      slot->status = parse_bundle(slot->bytes, inst.object_hex, slot->images);
+      slot->status = parse_bundle(slot->bytes, store.object_hex(inst.module_object), slot->images);
     }
   }
   return *slot;
@@ -177,7 +178,9 @@ Status tasks_of(const Driver& d, const ContextScope& scope, CudaState& state, co
   std::string what = kernel_what(k, inst);
   CUmodule& module = state.modules[{scope.context(), inst.module_object}];
   if (module == nullptr) {
-    if (Status s = load_module(d, scope.device(), bundle, what, inst.object_hex, module); !s.ok()) {
+    if (Status s = load_module(d, scope.device(), bundle, what,
+                               k.store->object_hex(inst.module_object), module);
+        !s.ok()) {
       state.modules.erase({scope.context(), inst.module_object});
       return s;
     }
@@ -186,15 +189,17 @@ Status tasks_of(const Driver& d, const ContextScope& scope, CudaState& state, co
   std::vector<LoadedTask> tasks;
   for (const TaskInfo& t : inst.tasks) {
     LoadedTask lt;
-    if (CUresult r = d.cuModuleGetFunction(&lt.fn, module, t.name.c_str()); r != CUDA_SUCCESS) {
+    std::string name(t.name);  // NUL-terminated (the index's is not)
+    if (CUresult r = d.cuModuleGetFunction(&lt.fn, module, name.c_str()); r != CUDA_SUCCESS) {
       return Status::error(QDRT_ERROR_LOAD,
-                           what + ": CUDA bundle " + inst.object_hex + " has no task '" + t.name +
+                           what + ": CUDA bundle " + k.store->object_hex(inst.module_object) +
+                               " has no task '" + name +
                                "' (cuModuleGetFunction: " + result_name(&d, r) + ")");
     }
     if (t.kind == QDRT_TASK_RANGE) {
       uint32_t block = t.launch.block_dim == 0 ? k_default_block : t.launch.block_dim;
       if (block > k_max_block) {
-        return Status::error(QDRT_ERROR_CORRUPT, what + ": task '" + t.name + "' has block_dim " +
+        return Status::error(QDRT_ERROR_CORRUPT, what + ": task '" + name + "' has block_dim " +
                                                      std::to_string(block) + " (at most " +
                                                      std::to_string(k_max_block) + ")");
       }
@@ -208,7 +213,7 @@ Status tasks_of(const Driver& d, const ContextScope& scope, CudaState& state, co
       lt.block = block;
       lt.grid = static_cast<unsigned>(std::max(1, dev.sms) * per_sm);
     }
-    log_debug("%s: task %s grid %u x block %u", what.c_str(), t.name.c_str(), lt.grid, lt.block);
+    log_debug("%s: task %s grid %u x block %u", what.c_str(), name.c_str(), lt.grid, lt.block);
     tasks.push_back(lt);
   }
   inst.ready.store(true, std::memory_order_release);
@@ -224,8 +229,8 @@ Status pack_cuda_context(const Instance& inst, const void* const* args, uint64_t
   out.temps = reinterpret_cast<void*>(static_cast<uintptr_t>(temps));
   out.result = reinterpret_cast<void*>(static_cast<uintptr_t>(result));
   if (inst.passed > QDRT_CUDA_MAX_ARGS) {
-    return Status::error(QDRT_ERROR_CORRUPT, "instance '" + inst.instance + "' passes " +
-                                                 std::to_string(inst.passed) +
+    return Status::error(QDRT_ERROR_CORRUPT, "instance '" + std::string(inst.instance) +
+                                                 "' passes " + std::to_string(inst.passed) +
                                                  " parameters; CUDA tasks take at most " +
                                                  std::to_string(QDRT_CUDA_MAX_ARGS));
   }
@@ -317,8 +322,9 @@ Status cuda_run(Kernel& k, Instance& inst, const void* const* args, qdrt_value* 
     const LoadedTask& t = (*tasks)[i];
     CUresult r = d->cuLaunchKernel(t.fn, t.grid, 1, 1, t.block, 1, 1, 0, stream, params, nullptr);
     if (r != CUDA_SUCCESS) {
-      Status s = call_error(*d, kernel_what(k, inst) + " task '" + inst.tasks[i].name + "'",
-                            "cuLaunchKernel", r);
+      Status s =
+          call_error(*d, kernel_what(k, inst) + " task '" + std::string(inst.tasks[i].name) + "'",
+                     "cuLaunchKernel", r);
       release();
       return s;
     }
@@ -363,7 +369,7 @@ Status launch_routed(Kernel& k, const qdrt_value* args, size_t count, qdrt_value
   auto arg_name = [&](size_t i) {
     const auto& list = !k.cuda_instances.empty() ? k.cuda_instances : k.instances;
     if (!list.empty() && i < list.front()->args.size()) {
-      return "argument '" + list.front()->args[i].name + "'";
+      return "argument '" + std::string(list.front()->args[i].name) + "'";
     }
     return "argument " + std::to_string(i);
   };

@@ -307,7 +307,7 @@ bool bind(const Instance& inst, const qdrt_value* args, Frame& f, Mismatch& m) {
       ++p;
     }
     if (!why.empty()) {
-      m.why = "argument '" + arg.name + "': " + why;
+      m.why = "argument '" + std::string(arg.name) + "': " + why;
       return false;
     }
   }
@@ -337,7 +337,8 @@ std::string aliased(const Instance& inst, const qdrt_value* args) {
       auto pa = reinterpret_cast<uintptr_t>(a.data);
       auto pb = reinterpret_cast<uintptr_t>(b.data);
       if (abytes > 0 && bbytes > 0 && pa < pb + bbytes && pb < pa + abytes) {
-        return "'" + inst.args[i].name + "' and '" + inst.args[j].name + "'";
+        return "'" + std::string(inst.args[i].name) + "' and '" + std::string(inst.args[j].name) +
+               "'";
       }
     }
   }
@@ -369,8 +370,8 @@ Status run(Kernel& k, Instance& inst, const Frame& f, qdrt_value* result) {
     }
     int64_t n = t.extent(&ctx);
     if (debug_enabled()) {
-      log_debug("kernel '%s': range task %s over %" PRId64 " iterations (grain %u)", k.id.c_str(),
-                t.name.c_str(), n, t.launch.grain);
+      log_debug("kernel '%s': range task %.*s over %" PRId64 " iterations (grain %u)", k.id.c_str(),
+                static_cast<int>(t.name.size()), t.name.data(), n, t.launch.grain);
     }
     if (n > 0) {
       int64_t grain = t.launch.grain > 0 ? t.launch.grain : 1;
@@ -431,7 +432,8 @@ Status run(Kernel& k, Instance& inst, const Frame& f, qdrt_value* result) {
 std::string signature_text(const Instance& inst) {
   std::string s;
   for (const ArgInfo& a : inst.args) {
-    s += (s.empty() ? "" : ", ") + a.name;
+    s += s.empty() ? "" : ", ";
+    s += a.name;
   }
   return s;
 }
@@ -478,7 +480,7 @@ Status launch(Kernel& k, const qdrt_value* args, size_t count, qdrt_value* resul
     if (i == 0) {
       first_mismatch = m;
     }
-    reasons += "\n  '" + instances[i]->instance + "': " + m.why;
+    reasons += "\n  '" + std::string(instances[i]->instance) + "': " + m.why;
     single_misuse = instances.size() == 1 && !m.selects;
   }
   if (chosen == nullptr) {
@@ -509,8 +511,10 @@ Status launch(Kernel& k, const qdrt_value* args, size_t count, qdrt_value* resul
     }
   }
   if (debug_enabled()) {
-    log_debug("launch '%s' instance '%s' (%s, %zu tasks)", k.id.c_str(), run_inst->instance.c_str(),
-              run_inst->target.c_str(), run_inst->tasks.size());
+    log_debug("launch '%s' instance '%.*s' (%.*s, %zu tasks)", k.id.c_str(),
+              static_cast<int>(run_inst->instance.size()), run_inst->instance.data(),
+              static_cast<int>(run_inst->target.size()), run_inst->target.data(),
+              run_inst->tasks.size());
   }
   if (Status s = cuda != nullptr ? cuda_run(k, *run_inst, frame.ptrs, result, *cuda)
                                  : run(k, *run_inst, frame, result);

@@ -20,6 +20,8 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 // Launch metadata and argument sizes this runtime accepts (far above what codegen emits).
 constexpr uint64_t k_max_temps = uint64_t{1} << 30;
+// Task symbol names (qdbuild's are "qd_" + 16 hex digits); ensure_loaded copies one onto its stack.
+constexpr size_t k_max_task_name = 255;
 
 // A whole-kernel variant runs with the arguments bound for its split entry: same layout only.
 bool same_arguments(const Instance& a, const Instance& b) {
@@ -197,6 +199,7 @@ Status Store::open_eager() {
     Status status;
   };
   std::vector<Slot> slots(objects.size());
+  std::vector<char> loaded(m_file.header().object_count, 0);  // by object: dlopened here
   std::atomic<size_t> next{0};
   std::mutex ready_mutex;
   std::condition_variable ready_cv;
@@ -231,23 +234,26 @@ Status Store::open_eager() {
   std::mutex failed_mutex;
   Status first;
   size_t failed_at = m_ids.size();
-  auto tables = [&] {
-    for (size_t i = next_table.fetch_add(1); i < m_ids.size(); i = next_table.fetch_add(1)) {
-      {
-        std::lock_guard<std::mutex> lock(failed_mutex);
-        if (i > failed_at) {
-          return;
-        }
-      }
-      Kernel* k = nullptr;
-      if (Status s = kernel_at(i, k); !s.ok()) {
-        std::lock_guard<std::mutex> lock(failed_mutex);
-        if (i < failed_at) {
-          failed_at = i;
-          first = s;
-        }
+  auto table = [&] {  // builds the next kernel table; false when none is left
+    size_t i = next_table.fetch_add(1);
+    if (i >= m_ids.size()) {
+      return false;
+    }
+    {
+      std::lock_guard<std::mutex> lock(failed_mutex);
+      if (i > failed_at) {
+        return false;
       }
     }
+    Kernel* k = nullptr;
+    if (Status s = kernel_at(i, k); !s.ok()) {
+      std::lock_guard<std::mutex> lock(failed_mutex);
+      if (i < failed_at) {
+        failed_at = i;
+        first = s;
+      }
+    }
+    return true;
   };
   // The store's thread count (open option, QDRT_NUM_THREADS, else the cores) bounds the helpers.
   size_t cores = static_cast<size_t>(resolve_threads(m_options.threads));
@@ -257,25 +263,27 @@ Status Store::open_eager() {
   for (size_t h = 0; h < helpers; ++h) {
     threads.emplace_back([&] {
       stage_all();
-      tables();
+      while (table()) {
+      }
     });
   }
-  tables();
-  double tables_ms = ms_since(t0);
+  // This thread: dlopen whatever is staged; otherwise build a kernel table, otherwise stage a
+  // module itself, otherwise wait for a helper's.
   size_t taken = 0;
-  for (size_t opened = 0; opened < objects.size(); ++opened) {
+  while (taken < objects.size()) {
     size_t i = 0;
     {
       std::unique_lock<std::mutex> lock(ready_mutex);
-      while (taken == ready.size()) {
+      if (taken == ready.size()) {
         lock.unlock();
-        size_t j = next.fetch_add(1);
-        if (j < objects.size()) {
-          stage(j);  // none staged yet and some unclaimed: stage one here
-          lock.lock();
+        if (table()) {
           continue;
         }
-        lock.lock();  // every module is claimed: wait for a helper's
+        if (size_t j = next.fetch_add(1); j < objects.size()) {
+          stage(j);
+          continue;
+        }
+        lock.lock();
         ready_cv.wait(lock, [&] { return taken < ready.size(); });
       }
       i = ready[taken++];
@@ -292,15 +300,19 @@ Status Store::open_eager() {
     if (debug_enabled()) {
       log_debug("loaded module %s (dlopen %.3f ms)", hex.c_str(), ms_since(t1));
     }
+    loaded[objects[i]] = 1;
     std::lock_guard<std::mutex> lock(m_modules_mutex);
     m_modules.emplace(objects[i], std::move(slot.module));
+  }
+  double modules_ms = ms_since(t0);
+  while (table()) {
   }
   for (std::thread& t : threads) {
     t.join();
   }
-  log_debug("eager open: %zu kernel tables by %.3f ms, %zu modules staged (%zu helper threads) "
-            "and loaded by %.3f ms",
-            m_ids.size(), tables_ms, objects.size(), helpers, ms_since(t0));
+  log_debug("eager open: %zu modules staged and loaded by %.3f ms, %zu kernel tables by %.3f ms "
+            "(%zu helper threads)",
+            objects.size(), modules_ms, m_ids.size(), ms_since(t0), helpers);
   // Every module is loaded here (a damaged store fails at open, in kernel order); each
   // instance's task entry points are looked up on its first launch (ensure_loaded).
   for (size_t i = 0; i < failed_at; ++i) {
@@ -311,8 +323,11 @@ Status Store::open_eager() {
     for (auto* list : {&k->instances, &k->wholes}) {
       for (auto& inst : *list) {
         Module* module = nullptr;
+        if (inst->module_object < loaded.size() && loaded[inst->module_object] != 0) {
+          continue;
+        }
         if (Status s = load_module(inst->module_object, module); !s.ok()) {
-          return s;
+          return s;  // read (or staged, or opened) again here to report it in kernel order
         }
       }
     }
@@ -372,9 +387,7 @@ Status Store::kernel_at(size_t index, Kernel*& out) {
 }
 
 Status Store::build_kernel(size_t index, std::unique_ptr<Kernel>& out) {
-  auto k = std::make_unique<Kernel>();
-  k->store = this;
-  k->id = m_ids[index];
+  auto k = std::make_unique<Kernel>(this, m_ids[index]);
   for (uint32_t e = m_first_entry[index]; e < m_first_entry[index] + m_entry_count[index]; ++e) {
     std::string_view target = m_file.blob(m_file.entry(e).target);
     bool whole = target.size() == k_cpu_target.size() + k_whole_suffix.size() &&
@@ -414,13 +427,12 @@ Status Store::build_instance(uint32_t e, Instance& out) {
   out.module_object = entry.module_object;
   // Only error paths need the description: build it on demand (open builds every kernel).
   auto what = [&] {
-    return "kernel '" + std::string(m_file.blob(entry.kernel_id)) + "' instance '" + out.instance +
-           "' (" + out.target + ")";
+    return "kernel '" + std::string(m_file.blob(entry.kernel_id)) + "' instance '" +
+           std::string(out.instance) + "' (" + std::string(out.target) + ")";
   };
   if (entry.module_object == QDRT_NO_OBJECT) {
     return Status::error(QDRT_ERROR_CORRUPT, what() + " has no module object in the index");
   }
-  out.object_hex = m_file.object_hex(entry.module_object);
   out.args.reserve(entry.argument_count);
   for (uint32_t a = 0; a < entry.argument_count; ++a) {
     ArgInfo info;
@@ -430,13 +442,13 @@ Status Store::build_instance(uint32_t e, Instance& out) {
     if (ia.kind != QDRT_ARG_TEMPLATE &&
         (dtype_size(ia.dtype) == 0 || ia.ndim + ia.element_rank > QDRT_MAX_NDIM ||
          (ia.kind == QDRT_ARG_SCALAR && (ia.ndim != 0 || ia.element_rank != 0)))) {
-      return Status::error(QDRT_ERROR_CORRUPT, what() + ": argument '" + info.name +
+      return Status::error(QDRT_ERROR_CORRUPT, what() + ": argument '" + std::string(info.name) +
                                                    "' has an unusable type in the index");
     }
     if (ia.kind != QDRT_ARG_TEMPLATE) {
       ++out.passed;
     }
-    out.args.push_back(std::move(info));
+    out.args.push_back(info);
   }
   // Template values select among instances; without template parameters there is nothing to
   // match (most kernels), so the instance string is parsed only when needed.
@@ -457,23 +469,25 @@ Status Store::build_instance(uint32_t e, Instance& out) {
     task.name = m_file.blob(it.name);
     task.kind = it.kind;
     std::string_view meta = m_file.blob(it.launch_metadata);
-    if (task.name.empty() || task.name.find('\0') != std::string::npos) {
+    if (task.name.empty() || task.name.size() > k_max_task_name ||
+        task.name.find('\0') != std::string_view::npos) {
       return Status::error(QDRT_ERROR_CORRUPT,
                            what() + ": task " + std::to_string(t) + " has an invalid name");
     }
     if (meta.size() != sizeof(qdrt_task_launch)) {
-      return Status::error(QDRT_ERROR_CORRUPT, what() + ": task '" + task.name + "' has " +
-                                                   std::to_string(meta.size()) +
+      return Status::error(QDRT_ERROR_CORRUPT, what() + ": task '" + std::string(task.name) +
+                                                   "' has " + std::to_string(meta.size()) +
                                                    " bytes of launch metadata (expected " +
                                                    std::to_string(sizeof(qdrt_task_launch)) + ")");
     }
     std::memcpy(&task.launch, meta.data(), sizeof task.launch);
     const qdrt_task_launch& l = task.launch;
     if (l.abi_version != QDRT_TASK_ABI_VERSION) {
-      return Status::error(QDRT_ERROR_VERSION,
-                           what() + ": task '" + task.name + "' has launch metadata version " +
-                               std::to_string(l.abi_version) + "; this libqdrt reads version " +
-                               std::to_string(QDRT_TASK_ABI_VERSION));
+      return Status::error(QDRT_ERROR_VERSION, what() + ": task '" + std::string(task.name) +
+                                                   "' has launch metadata version " +
+                                                   std::to_string(l.abi_version) +
+                                                   "; this libqdrt reads version " +
+                                                   std::to_string(QDRT_TASK_ABI_VERSION));
     }
     if (t == 0) {
       out.temps_size = l.temps_size;
@@ -487,10 +501,10 @@ Status Store::build_instance(uint32_t e, Instance& out) {
     if (l.temps_size > k_max_temps ||
         (l.result_dtype == QDRT_DTYPE_NONE ? l.result_size != 0
                                            : l.result_size != dtype_size(l.result_dtype))) {
-      return Status::error(QDRT_ERROR_CORRUPT,
-                           what() + ": task '" + task.name + "' has unusable launch metadata");
+      return Status::error(QDRT_ERROR_CORRUPT, what() + ": task '" + std::string(task.name) +
+                                                   "' has unusable launch metadata");
     }
-    out.tasks.push_back(std::move(task));
+    out.tasks.push_back(task);
   }
   return {};
 }
@@ -539,34 +553,41 @@ Status Store::ensure_loaded(Instance& inst) {
   }
   auto what = [&] {
     return "kernel '" + std::string(m_file.blob(m_file.entry(inst.entry).kernel_id)) +
-           "' instance '" + inst.instance + "'";
+           "' instance '" + std::string(inst.instance) + "'";
   };
   for (TaskInfo& t : inst.tasks) {
-    t.fn = reinterpret_cast<qdrt_task_fn>(module->symbol(t.name.c_str()));
+    // The names are not NUL-terminated in the index (build_instance bounded their length).
+    char sym[k_max_task_name + sizeof QDRT_EXTENT_SUFFIX];
+    std::memcpy(sym, t.name.data(), t.name.size());
+    sym[t.name.size()] = '\0';
+    t.fn = reinterpret_cast<qdrt_task_fn>(module->symbol(sym));
     if (t.fn == nullptr) {
-      return Status::error(QDRT_ERROR_LOAD, what() + ": module " + inst.object_hex +
-                                                " has no task symbol '" + t.name + "'");
+      return Status::error(QDRT_ERROR_LOAD, what() + ": module " + object_hex(inst.module_object) +
+                                                " has no task symbol '" + sym + "'");
     }
     if (t.kind == QDRT_TASK_RANGE) {
-      char ext[256];
-      int n = std::snprintf(ext, sizeof ext, "%s%s", t.name.c_str(), QDRT_EXTENT_SUFFIX);
-      if (n < 0 || static_cast<size_t>(n) >= sizeof ext) {
-        return Status::error(QDRT_ERROR_LOAD, what() + ": task name too long '" + t.name + "'");
-      }
-      t.extent = reinterpret_cast<qdrt_extent_fn>(module->symbol(ext));
+      std::memcpy(sym + t.name.size(), QDRT_EXTENT_SUFFIX, sizeof QDRT_EXTENT_SUFFIX);
+      t.extent = reinterpret_cast<qdrt_extent_fn>(module->symbol(sym));
       if (t.extent == nullptr) {
-        return Status::error(QDRT_ERROR_LOAD, what() + ": module " + inst.object_hex +
-                                                  " has no extent symbol '" + ext +
-                                                  "' for range task '" + t.name + "'");
+        return Status::error(QDRT_ERROR_LOAD, what() + ": module " +
+                                                  object_hex(inst.module_object) +
+                                                  " has no extent symbol '" + sym +
+                                                  "' for range task '" + std::string(t.name) + "'");
       }
     }
   }
   if (debug_enabled()) {
-    log_debug("%s (%s): %zu tasks resolved in module %s", what().c_str(), inst.target.c_str(),
-              inst.tasks.size(), inst.object_hex.c_str());
+    log_debug("%s (%.*s): %zu tasks resolved in module %s", what().c_str(),
+              static_cast<int>(inst.target.size()), inst.target.data(), inst.tasks.size(),
+              object_hex(inst.module_object).c_str());
   }
   inst.ready.store(true, std::memory_order_release);
   return {};
+}
+
+const char* Store::intern(std::string_view s) {
+  std::lock_guard<std::mutex> lock(m_intern_mutex);
+  return m_interned.emplace(s).first->c_str();
 }
 
 ThreadPool& Store::pool() {

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,8 +24,11 @@ namespace qdrt {
 inline constexpr std::string_view k_cpu_target = "cpu";
 inline constexpr std::string_view k_whole_suffix = "+whole";
 
+// Names and strings of the tables point into the store's index (mapped for the store's life;
+// not NUL-terminated): a 1,000-kernel eager open builds every table, and each heap string is
+// memory the process faults in (docs/runtime.md, start time).
 struct TaskInfo {
-  std::string name;
+  std::string_view name;
   uint32_t kind = QDRT_TASK_RANGE;
   qdrt_task_launch launch{};
   qdrt_task_fn fn = nullptr;
@@ -32,7 +36,7 @@ struct TaskInfo {
 };
 
 struct ArgInfo {
-  std::string name;
+  std::string_view name;
   qdrt_index_argument index{};
 };
 
@@ -40,8 +44,8 @@ class Store;
 
 struct Instance {
   uint32_t entry = 0;
-  std::string instance;  // canonical instance string
-  std::string target;
+  std::string_view instance;  // canonical instance string
+  std::string_view target;
   std::map<std::string, std::string, std::less<>> params;  // parsed from `instance`
   std::vector<ArgInfo> args;                               // parameter order
   size_t passed = 0;                                       // arguments passed to the code
@@ -50,7 +54,6 @@ struct Instance {
   uint32_t result_dtype = QDRT_DTYPE_NONE;
   uint32_t result_size = 0;
   uint32_t module_object = QDRT_NO_OBJECT;
-  std::string object_hex;
   Instance* whole = nullptr;  // the "+whole" variant of the same instance, if built
 
   std::mutex load_mutex;
@@ -58,8 +61,9 @@ struct Instance {
 };
 
 struct Kernel {
-  Store* store = nullptr;
-  std::string id;
+  Kernel(Store* s, const std::string& kernel_id) : store(s), id(kernel_id) {}
+  Store* store;
+  const std::string& id;                                  // the store's kernel_ids() entry
   std::vector<std::unique_ptr<Instance>> instances;       // target "cpu"
   std::vector<std::unique_ptr<Instance>> wholes;          // target "cpu+whole"
   std::vector<std::unique_ptr<Instance>> cuda_instances;  // targets "cuda:..." (cuda_launch.cpp)
@@ -89,6 +93,10 @@ public:
   bool module_loaded(uint32_t object);
   ThreadPool& pool();
   const StoreFile& file() const { return m_file; }
+  // An object's address (64 hex digits), for messages and observations.
+  std::string object_hex(uint32_t object) const { return m_file.object_hex(object); }
+  // A NUL-terminated copy of `s` that lives as long as the store (strings of the C API).
+  const char* intern(std::string_view s);
   CudaState& cuda_state();  // cuda_launch.cpp
 
 private:
@@ -108,6 +116,8 @@ private:
   std::vector<std::unique_ptr<Kernel>> m_kernels;  // per id, built on first use
   std::mutex m_modules_mutex;
   std::map<uint32_t, std::unique_ptr<Module>> m_modules;
+  std::mutex m_intern_mutex;
+  std::set<std::string, std::less<>> m_interned;
   std::once_flag m_pool_once;
   std::unique_ptr<ThreadPool> m_pool;
   std::once_flag m_cuda_once;

@@ -270,6 +270,16 @@ void test_bad_store() {
   qdrt_store* s = nullptr;
   EXPECT_ERROR(qdrt_open(bad.c_str(), nullptr, &s), QDRT_ERROR_VERSION, "task ABI version 2");
   CHECK(s == nullptr);
+  // The eager open stages modules on helper threads and builds tables on all of them; the error
+  // it reports is still the first in kernel order (a module that fails its ABI check, before the
+  // kernels whose tables fail), every time.
+  for (int round = 0; round < 20; ++round) {
+    qdrt_open_options o{};
+    o.struct_size = sizeof o;
+    o.num_threads = 4;
+    EXPECT_ERROR(qdrt_open(bad.c_str(), &o, &s), QDRT_ERROR_VERSION, "task ABI version 2");
+    CHECK(s == nullptr);
+  }
   s = open_store(bad, true);
   std::vector<float> x(4);
   int64_t n = 4;

@@ -9,7 +9,7 @@ run the time a fresh process takes to have them all ready, against two baselines
   (c) parse  CPython's ast.parse of the same kernel sources, in this process, sources already in
              memory: the parsing step at start that the product removes
 
-Prints the medians of several runs and the ratios: qdrt/floor (must be <= 2, goal 1.2) and
+Prints the medians of several runs (with their min - max) and the ratios: qdrt/floor (must be <= 2, goal 1.2) and
 parse/qdrt (must be >= 20). Wall times of the fresh processes (fork+exec+exit included) are
 printed too.
 
@@ -238,11 +238,14 @@ def main():
            int(info["raw_bytes"]) / 1e6, len(sources), nlines, sum(map(len, sources)) / 1e3))
     print("median of %d runs (fresh process each; parse in this process, Python %s):" %
           (args.runs, sys.version.split()[0]))
-    print("  %-58s %9.2f ms" % ("(b) floor: read + zstd + memfd + dlopen of every module", med(f_ms)))
-    print("  %-58s %9.2f ms" % ("(a) qdrt_open eager + get every kernel", med(q_ms)))
+    print("  %-58s %9.2f ms   (%.2f - %.2f)" % ("(b) floor: read + zstd + memfd + dlopen of every module",
+                                              med(f_ms), min(f_ms), max(f_ms)))
+    print("  %-58s %9.2f ms   (%.2f - %.2f)" % ("(a) qdrt_open eager + get every kernel", med(q_ms),
+                                              min(q_ms), max(q_ms)))
     print("      %-54s %9.2f ms" % ("of which qdrt_open", med(q_open)))
     print("      %-54s %9.2f ms" % ("(apart: dlopen of libqdrt itself)", med(q_lib)))
-    print("  %-58s %9.2f ms" % ("(c) CPython ast.parse of the same sources", med(p_ms)))
+    print("  %-58s %9.2f ms   (%.2f - %.2f)" % ("(c) CPython ast.parse of the same sources", med(p_ms),
+                                              min(p_ms), max(p_ms)))
     print("  %-58s %9.2f ms / %.2f ms" % ("process wall, qdrt / floor (fork+exec+exit included)",
                                            med(q_wall), med(f_wall)))
     r1 = med(q_ms) / med(f_ms)
