@@ -125,6 +125,52 @@ class Values:
         self.assertEqual(y.tolist(), [2.0 * i + 1 for i in range(10)])
         with self.assertRaises(qdrt.ArgumentError):
             self.k("saxpy")(2.0, x[::2], y[:5])
+        # numpy.ndarray is learned as a plain buffer type after its first use: later calls take
+        # the fast path and must give the same results.
+        self.assertIn(numpy.ndarray, qdrt._PLAIN_BUFFERS)
+        for _ in range(3):
+            self.k("saxpy")(1.0, x, y)
+        self.assertEqual(y.tolist(), [5.0 * i + 1 for i in range(10)])
+        with self.assertRaises(qdrt.ArgumentError) as cm:
+            self.k("saxpy")(1.0, x.astype(numpy.float64), y)
+        self.assertIn("dtype", str(cm.exception))
+
+    @unittest.skipIf(numpy is None, "numpy is not installed")
+    def test_numpy_scalars(self):
+        # numpy scalars are read-only 0-d buffers too; they pass as values.
+        mask = numpy.array([True, False, True, True])
+        self.assertEqual(self.k("count_true")(mask, numpy.True_), 3)
+        self.assertEqual(self.k("count_true")(mask, numpy.bool_(False)), 1)
+        out = numpy.zeros(10, dtype=numpy.int32)
+        self.k("fill_k")(out, numpy.int64(3))  # a template value: selects the k=3 instance
+        self.assertEqual(out.tolist(), [3 * i for i in range(10)])
+        self.assertEqual(self.k("sum_i64")(numpy.arange(5, dtype=numpy.int64)), 10)
+        x = numpy.ones(3, dtype=numpy.float32)
+        self.k("scale")(x, numpy.float64(2.5))
+        self.assertEqual(x.tolist(), [2.5, 2.5, 2.5])
+        with self.assertRaises(qdrt.ArgumentError) as cm:
+            self.k("scale")(x, numpy.complex64(1))
+        self.assertIn("complex", str(cm.exception))
+
+    @unittest.skipIf(numpy is None, "numpy is not installed")
+    def test_numpy_subclass_with_cuda_interface(self):
+        # A host array type that also exposes __cuda_array_interface__ (like numba's mapped
+        # arrays) is a device array for routing; it never joins the plain-buffer fast path.
+        class Mapped(numpy.ndarray):
+            @property
+            def __cuda_array_interface__(self):
+                return {"shape": self.shape, "typestr": "<f4", "data": (self.ctypes.data, False),
+                        "version": 3, "strides": None}
+
+        x = numpy.arange(4, dtype=numpy.float32)
+        y = numpy.zeros(4, dtype=numpy.float32)
+        self.k("saxpy")(1.0, x, y)  # numpy.ndarray itself on the fast path
+        for _ in range(2):
+            with self.assertRaises(qdrt.Error) as cm:
+                self.k("saxpy")(1.0, x.view(Mapped), y)
+            self.assertIn("CUDA", str(cm.exception))
+        self.assertNotIn(Mapped, qdrt._PLAIN_BUFFERS)
+        self.assertEqual(y.tolist(), [0.0, 1.0, 2.0, 3.0])
 
 
 class DirEager(Values, unittest.TestCase):

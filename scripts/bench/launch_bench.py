@@ -4,7 +4,9 @@ same run against its baselines:
 
   Python: the qdrt binding's kernel call against a plain Python function with the same arguments;
   C:      qdrt_launch against calling the kernel's task function directly with a prepared context
-          (build/bin/qd_launch_bench).
+          (build/bin/qd_launch_bench);
+  Quadrants (when build/venv has it): the same kernel file launched by the real Quadrants on
+          qd.cpu and by qdrt, with a numpy array, in one interpreter (quadrants_launch.py).
 
 Two kernels when available: `bench_launch:noop`, compiled by `qdbuild build` from a generated
 source (build/bench/launch_src -> build/bench/launch_store; the body `if n < 0: x[0] = 0.0` is one
@@ -74,6 +76,28 @@ def python_bench(what, kernel, calls):
     print("  ratio qdrt / plain                %8.1f" % (t_qdrt / t_plain))
 
 
+def quadrants_side_by_side(venv_python, store, calls):
+    """The same kernel file launched by the real Quadrants (qd.cpu) and by qdrt, numpy arrays,
+    in one interpreter of the Quadrants virtualenv (scripts/bench/quadrants_launch.py)."""
+    source = os.path.join(ROOT, "build", "bench", "launch_src", "bench_launch.py")
+    p = subprocess.run([venv_python, os.path.join(ROOT, "scripts", "bench", "quadrants_launch.py"),
+                        source, store, "bench_launch:noop", str(calls)],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        print("launch_bench: the Quadrants side-by-side failed (exit %d): %s" %
+              (p.returncode, (p.stderr.strip().splitlines() or ["?"])[-1]))
+        return
+    r = {k: float(v) for k, v in (kv.split("=") for kv in p.stdout.split()[-3:])}
+    print("Python side by side with Quadrants: empty kernel bench_launch:noop (numpy f32 array + "
+          "int), qd.cpu, best of 5 x %d calls:" % calls)
+    print("  plain Python function (baseline)  %8.0f ns" % r["plain"])
+    print("  Quadrants kernel call             %8.0f ns   (%.1f x plain)" % (r["qd"],
+                                                                          r["qd"] / r["plain"]))
+    print("  qdrt kernel call                  %8.0f ns   (%.1f x plain)" % (r["qdrt"],
+                                                                          r["qdrt"] / r["plain"]))
+    print("  ratio Quadrants / qdrt            %8.1f" % (r["qd"] / r["qdrt"]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--store", default=os.path.join(ROOT, "build", "runtime_test_store"))
@@ -92,6 +116,13 @@ def main():
         ran = True
     else:
         print("launch_bench: `qdbuild build` is not available; no compiled kernel measured")
+
+    venv_python = os.path.join(ROOT, "build", "venv", "bin", "python")
+    if compiled is not None and os.path.exists(venv_python):
+        print()
+        quadrants_side_by_side(venv_python, compiled, max(a.calls // 10, 1000))
+    elif compiled is not None:
+        print("launch_bench: no build/venv (scripts/setup.sh installs Quadrants); no side-by-side")
 
     if os.path.exists(os.path.join(a.store, "good", "index.qdi")):
         print()

@@ -23,6 +23,7 @@ else the default stream). The call returns once queued, unless the kernel return
 """
 
 import ctypes
+import numbers
 import os
 
 __all__ = ["open", "Store", "Kernel", "Error", "ArgumentError", "NoInstanceError",
@@ -103,8 +104,9 @@ _MAX_NDIM = 12  # array dims + element dims accepted from a buffer
 class _Value(ctypes.Structure):
     _fields_ = [("kind", ctypes.c_uint32), ("dtype", ctypes.c_uint32), ("ndim", ctypes.c_int32),
                 ("flags", ctypes.c_uint32), ("data", ctypes.c_void_p),
-                ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("strides", ctypes.POINTER(ctypes.c_int64)), ("i", ctypes.c_int64),
+                # int64_t* in C; addresses here (the arrays live in the launch's `keep`): an
+                # int store costs a tenth of ctypes' pointer-field assignment.
+                ("shape", ctypes.c_void_p), ("strides", ctypes.c_void_p), ("i", ctypes.c_int64),
                 ("f", ctypes.c_double), ("text", ctypes.c_char_p)]
 
 
@@ -156,6 +158,8 @@ def _library_path():
 
 
 _lib = None
+_launch_unchecked = None
+_SIZE_ARGS = {}  # n -> c_size_t(n), passed by value to _launch_unchecked
 
 
 def _load():
@@ -188,6 +192,12 @@ def _load():
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)
         f.restype, f.argtypes = res, args
+    # The launch path's own function object without argtypes (their per-call conversion is half
+    # of ctypes' call cost); Kernel.__call__ passes exactly typed values: a c_void_p handle, a
+    # _Value array, a c_size_t and a byref.
+    global _launch_unchecked
+    _launch_unchecked = lib._FuncPtr(("qdrt_launch", lib))
+    _launch_unchecked.restype = st
     _lib = lib
     return lib
 
@@ -274,16 +284,52 @@ class Store:
         return k
 
 
-def _array_value(obj, keep):
+# Launch-path caches (the binding's per-call cost is ctypes object creation; docs/runtime.md).
+_VALUE_ARRAYS = {}   # n -> _Value * n
+_SHAPES = {}         # ndim -> c_int64 * max(ndim, 1)
+_FORMAT_CODES = {}   # (buffer format, itemsize) -> dtype code
+# Types whose instances are plain host buffers: memoryview() works, and neither the type nor an
+# instance (no __dict__) can carry __cuda_array_interface__. Learned per type (numpy.ndarray is
+# added on first use); subclasses that add the interface (numba mapped arrays) never qualify.
+_PLAIN_BUFFERS = {memoryview, bytearray}
+_DTYPE_SIZES = {1: 1, 2: 2, 3: 4, 4: 8, 5: 1, 6: 2, 7: 4, 8: 8, 9: 2, 10: 4, 11: 8, 12: 1}
+
+
+def _values_type(n):
+    t = _VALUE_ARRAYS.get(n)
+    if t is None:
+        t = _VALUE_ARRAYS[n] = _Value * max(n, 1)
+    return t
+
+
+def _shape_type(ndim):
+    t = _SHAPES.get(ndim)
+    if t is None:
+        t = _SHAPES[ndim] = ctypes.c_int64 * max(ndim, 1)
+    return t
+
+
+def _buffer_dtype(fmt, itemsize):
+    """The dtype code of a buffer format (struct syntax), checked against the item size."""
+    code = _FORMAT_CODES.get((fmt, itemsize))
+    if code is None:
+        f = fmt.lstrip("@=<")
+        if f in ("l", "L"):  # native long, or 4 bytes with a standard-size prefix ('<l')
+            f = ("q" if itemsize == 8 else "i") if f == "l" else ("Q" if itemsize == 8 else "I")
+        if fmt[:1] in (">", "!") or f not in _DTYPES or _DTYPE_SIZES[_DTYPES[f]] != itemsize:
+            raise ArgumentError("unsupported buffer format '%s' (expected one of %s, native byte "
+                                "order)" % (fmt, " ".join(sorted(_DTYPES))), "QDRT_ERROR_ARGUMENT")
+        code = _FORMAT_CODES[(fmt, itemsize)] = _DTYPES[f]
+    return code
+
+
+def _array_into(obj, v, keep):
+    """Fills the qdrt_value `v` from a buffer-protocol object; False if `obj` is not one."""
     try:
         mv = memoryview(obj)
     except TypeError:
-        return None
-    fmt = mv.format.lstrip("@=<")
-    fmt = _LONG.get(fmt, fmt)
-    if mv.format[:1] in (">", "!") or fmt not in _DTYPES:
-        raise ArgumentError("unsupported buffer format '%s' (expected one of %s, native byte "
-                            "order)" % (mv.format, " ".join(sorted(_DTYPES))), "QDRT_ERROR_ARGUMENT")
+        return False
+    code = _buffer_dtype(mv.format, mv.itemsize)
     if not mv.c_contiguous:
         raise ArgumentError("the array is not C-contiguous (shape %s, strides %s); pass a "
                             "contiguous copy" % (mv.shape, mv.strides), "QDRT_ERROR_ARGUMENT")
@@ -291,18 +337,15 @@ def _array_value(obj, keep):
         # Kernels may store to any array argument: a read-only buffer is refused, not copied.
         raise ArgumentError("the array is read-only (kernels may write their array "
                             "arguments); pass a writable buffer", "QDRT_ERROR_ARGUMENT")
-    shape = (ctypes.c_int64 * max(mv.ndim, 1))(*mv.shape)
-    nbytes = mv.nbytes
-    if nbytes:
-        data = ctypes.addressof(ctypes.c_char.from_buffer(mv))
-    else:
-        data = None
+    ndim = mv.ndim
+    v.kind, v.dtype, v.ndim = _VALUE_ARRAY, code, ndim
+    if mv.nbytes:
+        v.data = ctypes.addressof(ctypes.c_char.from_buffer(mv))
+    shape = _shape_type(ndim)(*mv.shape)
+    v.shape = ctypes.addressof(shape)
     keep.append(mv)
     keep.append(shape)
-    v = _Value()
-    v.kind, v.dtype, v.ndim, v.data = _VALUE_ARRAY, _DTYPES[fmt], mv.ndim, data
-    v.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
-    return v
+    return True
 
 
 def _stream_handle(stream):
@@ -326,11 +369,11 @@ def _device_value(v, keep, dtype, data, shape, strides, readonly, what):
     cshape = (ctypes.c_int64 * max(len(shape), 1))(*shape)
     keep.append(cshape)
     v.kind, v.dtype, v.ndim, v.data = _VALUE_CUDA_ARRAY, dtype, len(shape), data or None
-    v.shape = ctypes.cast(cshape, ctypes.POINTER(ctypes.c_int64))
+    v.shape = ctypes.addressof(cshape)
     if strides is not None:
         cstrides = (ctypes.c_int64 * max(len(strides), 1))(*strides)
         keep.append(cstrides)
-        v.strides = ctypes.cast(cstrides, ctypes.POINTER(ctypes.c_int64))
+        v.strides = ctypes.addressof(cstrides)
 
 
 def _cai_value(cai, v, keep):
@@ -421,14 +464,37 @@ class Kernel:
     def __call__(self, *args, stream=None, device=None):
         """Launches. stream: a CUstream (int or stream object) for CUDA launches; device:
         None (CUDA when an argument is a device array), "cpu" or "cuda"."""
-        self._store._live()
+        if self._store._handle is None:
+            raise Error("the store is closed", "QDRT_ERROR_INVALID_ARGUMENT")
         n = len(args)
-        values = (_Value * max(n, 1))()
+        values = _values_type(n)()
         keep = []
-        user_stream = _stream_handle(stream)
+        user_stream = None if stream is None else _stream_handle(stream)
         producer_stream = None
         for i, a in enumerate(args):
             v = values[i]
+            t = type(a)
+            if t is int or t is bool:
+                if t is bool:
+                    v.kind, v.i = _VALUE_BOOL, int(a)
+                elif -(1 << 63) <= a < (1 << 63):
+                    v.kind, v.i = _VALUE_INT, a
+                elif (1 << 63) <= a < (1 << 64):  # a u64 value: passed as its bit pattern
+                    v.kind, v.i, v.flags = _VALUE_INT, a - (1 << 64), _VALUE_UNSIGNED
+                else:
+                    raise ArgumentError("argument %d: %d does not fit in 64 bits" % (i, a),
+                                        "QDRT_ERROR_ARGUMENT")
+                continue
+            if t is float:
+                v.kind, v.f = _VALUE_FLOAT, a
+                continue
+            if t in _PLAIN_BUFFERS:
+                try:
+                    _array_into(a, v, keep)
+                except ArgumentError as e:
+                    raise ArgumentError("kernel '%s': argument %d: %s" % (self.id, i, e),
+                                        e.status) from None
+                continue
             cai = None
             if not isinstance(a, (bool, int, float, str)):
                 try:
@@ -462,41 +528,69 @@ class Kernel:
                 b = a.encode()
                 keep.append(b)
                 v.kind, v.text = _VALUE_TEXT, b
+            elif isinstance(a, numbers.Number) and not hasattr(a, "__len__"):
+                # numpy scalars (read-only 0-d buffers too, but values): by __index__ / __float__
+                if isinstance(a, numbers.Integral) or (hasattr(a, "__index__") and
+                                                       not isinstance(a, numbers.Real)):
+                    x = a.__index__()
+                    if not -(1 << 63) <= x < (1 << 64):
+                        raise ArgumentError("argument %d: %d does not fit in 64 bits" % (i, x),
+                                            "QDRT_ERROR_ARGUMENT")
+                    if x >= (1 << 63):
+                        v.kind, v.i, v.flags = _VALUE_INT, x - (1 << 64), _VALUE_UNSIGNED
+                    else:
+                        v.kind, v.i = _VALUE_INT, x
+                elif isinstance(a, numbers.Complex) and not isinstance(a, numbers.Real):
+                    raise ArgumentError("argument %d: cannot pass a complex number (%s)" %
+                                        (i, type(a).__name__), "QDRT_ERROR_ARGUMENT")
+                else:
+                    v.kind, v.f = _VALUE_FLOAT, float(a)
+            elif type(a).__module__ == "numpy" and type(a).__name__ in ("bool_", "bool"):
+                v.kind, v.i = _VALUE_BOOL, int(bool(a))  # numpy.bool_ (not a numbers.Number)
             else:
                 try:
-                    av = _array_value(a, keep)
-                    if av is None and hasattr(a, "__dlpack__") and hasattr(a, "__dlpack_device__"):
+                    is_buffer = _array_into(a, v, keep)
+                    if not is_buffer and hasattr(a, "__dlpack__") and hasattr(a, "__dlpack_device__"):
                         _dlpack_value(a, v, keep, user_stream)
                         continue
                 except ArgumentError as e:
                     raise ArgumentError("kernel '%s': argument %d: %s" % (self.id, i, e),
                                         e.status) from None
-                if av is None:
-                    # numpy scalars and other number-likes
-                    if hasattr(a, "__index__"):
-                        x = a.__index__()
-                        if not -(1 << 63) <= x < (1 << 64):
-                            raise ArgumentError("argument %d: %d does not fit in 64 bits" % (i, x),
-                                                "QDRT_ERROR_ARGUMENT")
-                        if x >= (1 << 63):
-                            v.kind, v.i, v.flags = _VALUE_INT, x - (1 << 64), _VALUE_UNSIGNED
-                        else:
-                            v.kind, v.i = _VALUE_INT, x
-                    elif hasattr(a, "__float__"):
-                        v.kind, v.f = _VALUE_FLOAT, float(a)
-                    else:
-                        raise ArgumentError("argument %d: cannot pass a %s (expected a buffer, "
-                                            "int, float, bool or str)" % (i, type(a).__name__),
+                if is_buffer:
+                    if t.__dictoffset__ == 0 and not hasattr(t, "__cuda_array_interface__"):
+                        _PLAIN_BUFFERS.add(t)  # e.g. numpy.ndarray: the fast path next time
+                    continue
+                # numpy scalars and other number-likes
+                if hasattr(a, "__index__"):
+                    x = a.__index__()
+                    if not -(1 << 63) <= x < (1 << 64):
+                        raise ArgumentError("argument %d: %d does not fit in 64 bits" % (i, x),
                                             "QDRT_ERROR_ARGUMENT")
+                    if x >= (1 << 63):
+                        v.kind, v.i, v.flags = _VALUE_INT, x - (1 << 64), _VALUE_UNSIGNED
+                    else:
+                        v.kind, v.i = _VALUE_INT, x
+                elif hasattr(a, "__float__"):
+                    v.kind, v.f = _VALUE_FLOAT, float(a)
                 else:
-                    values[i] = av
+                    raise ArgumentError("argument %d: cannot pass a %s (expected a buffer, "
+                                        "int, float, bool or str)" % (i, type(a).__name__),
+                                        "QDRT_ERROR_ARGUMENT")
         result = _Value()
-        if device not in (None, "cpu", "cuda"):
-            raise ValueError("device must be None, 'cpu' or 'cuda'")
-        opts = _LaunchOptions(ctypes.sizeof(_LaunchOptions),
-                              {None: _DEVICE_AUTO, "cpu": _DEVICE_CPU, "cuda": _DEVICE_CUDA}[device],
-                              user_stream if user_stream is not None else producer_stream)
-        st = _lib.qdrt_launch_ex(self._handle, values, n, ctypes.byref(result), ctypes.byref(opts))
+        if device is None and user_stream is None and producer_stream is None:
+            size = _SIZE_ARGS.get(n)
+            if size is None:
+                size = _SIZE_ARGS[n] = ctypes.c_size_t(n)
+            st = _launch_unchecked(self._handle, values, size, ctypes.byref(result))
+        else:
+            if device not in (None, "cpu", "cuda"):
+                raise ValueError("device must be None, 'cpu' or 'cuda'")
+            opts = _LaunchOptions(ctypes.sizeof(_LaunchOptions),
+                                  {None: _DEVICE_AUTO, "cpu": _DEVICE_CPU,
+                                   "cuda": _DEVICE_CUDA}[device],
+                                  user_stream if user_stream is not None else producer_stream)
+            st = _lib.qdrt_launch_ex(self._handle, values, n, ctypes.byref(result),
+                                     ctypes.byref(opts))
         del keep
         if st != 0:
             _raise(st)
