@@ -348,6 +348,17 @@ def _array_into(obj, v, keep):
     return True
 
 
+def _set_int(v, x, i):
+    """An integer value: i64, or a u64 beyond it passed as its bit pattern."""
+    if -(1 << 63) <= x < (1 << 63):
+        v.kind, v.i = _VALUE_INT, x
+    elif (1 << 63) <= x < (1 << 64):
+        v.kind, v.i, v.flags = _VALUE_INT, x - (1 << 64), _VALUE_UNSIGNED
+    else:
+        raise ArgumentError("argument %d: %d does not fit in 64 bits" % (i, x),
+                            "QDRT_ERROR_ARGUMENT")
+
+
 def _stream_handle(stream):
     """A CUstream as an int from an int, None, or torch/cupy/numba stream objects."""
     if stream is None:
@@ -461,6 +472,70 @@ class Kernel:
                 "instance": o.instance.decode(), "object": o.object.decode(),
                 "target": o.target.decode()}
 
+    def _other_value(self, i, a, v, keep, user_stream):
+        """Fills `v` from argument i when it is not an exact int, float or known plain buffer;
+        returns the producer's CUDA stream of a __cuda_array_interface__ array, else None."""
+        t = type(a)
+        cai = None
+        if not isinstance(a, (bool, int, float, str)):
+            try:
+                cai = a.__cuda_array_interface__
+            except Exception:  # noqa: BLE001 (torch raises for CPU tensors)
+                cai = None
+        if cai is not None:
+            try:
+                s = _cai_value(cai, v, keep)
+            except (KeyError, TypeError, ValueError) as e:
+                raise ArgumentError("kernel '%s': argument %d: bad __cuda_array_interface__ "
+                                    "(%s)" % (self.id, i, e), "QDRT_ERROR_ARGUMENT") from None
+            except ArgumentError as e:
+                raise ArgumentError("kernel '%s': argument %d: %s" % (self.id, i, e),
+                                    e.status) from None
+            return int(s) if s not in (None, 1, 2) else None
+        if isinstance(a, bool):
+            v.kind, v.i = _VALUE_BOOL, int(a)
+        elif isinstance(a, int):
+            _set_int(v, int(a), i)
+        elif isinstance(a, float):
+            v.kind, v.f = _VALUE_FLOAT, float(a)
+        elif isinstance(a, str):
+            b = a.encode()
+            keep.append(b)
+            v.kind, v.text = _VALUE_TEXT, b
+        elif isinstance(a, numbers.Number) and not hasattr(a, "__len__"):
+            # numpy scalars (read-only 0-d buffers too, but values): by __index__ / __float__
+            if isinstance(a, numbers.Integral) or (hasattr(a, "__index__") and
+                                                   not isinstance(a, numbers.Real)):
+                _set_int(v, a.__index__(), i)
+            elif isinstance(a, numbers.Complex) and not isinstance(a, numbers.Real):
+                raise ArgumentError("argument %d: cannot pass a complex number (%s)" %
+                                    (i, t.__name__), "QDRT_ERROR_ARGUMENT")
+            else:
+                v.kind, v.f = _VALUE_FLOAT, float(a)
+        elif t.__module__ == "numpy" and t.__name__ in ("bool_", "bool"):
+            v.kind, v.i = _VALUE_BOOL, int(bool(a))  # numpy.bool_ (not a numbers.Number)
+        else:
+            try:
+                if _array_into(a, v, keep):
+                    if t.__dictoffset__ == 0 and not hasattr(t, "__cuda_array_interface__"):
+                        _PLAIN_BUFFERS.add(t)  # e.g. numpy.ndarray: the fast path next time
+                    return None
+                if hasattr(a, "__dlpack__") and hasattr(a, "__dlpack_device__"):
+                    _dlpack_value(a, v, keep, user_stream)
+                    return None
+            except ArgumentError as e:
+                raise ArgumentError("kernel '%s': argument %d: %s" % (self.id, i, e),
+                                    e.status) from None
+            if hasattr(a, "__index__"):  # other number-likes
+                _set_int(v, a.__index__(), i)
+            elif hasattr(a, "__float__"):
+                v.kind, v.f = _VALUE_FLOAT, float(a)
+            else:
+                raise ArgumentError("argument %d: cannot pass a %s (expected a buffer, int, "
+                                    "float, bool or str)" % (i, t.__name__),
+                                    "QDRT_ERROR_ARGUMENT")
+        return None
+
     def __call__(self, *args, stream=None, device=None):
         """Launches. stream: a CUstream (int or stream object) for CUDA launches; device:
         None (CUDA when an argument is a device array), "cpu" or "cuda"."""
@@ -474,108 +549,21 @@ class Kernel:
         for i, a in enumerate(args):
             v = values[i]
             t = type(a)
-            if t is int or t is bool:
-                if t is bool:
-                    v.kind, v.i = _VALUE_BOOL, int(a)
-                elif -(1 << 63) <= a < (1 << 63):
-                    v.kind, v.i = _VALUE_INT, a
-                elif (1 << 63) <= a < (1 << 64):  # a u64 value: passed as its bit pattern
-                    v.kind, v.i, v.flags = _VALUE_INT, a - (1 << 64), _VALUE_UNSIGNED
-                else:
-                    raise ArgumentError("argument %d: %d does not fit in 64 bits" % (i, a),
-                                        "QDRT_ERROR_ARGUMENT")
-                continue
-            if t is float:
+            # The common cases first (exact types: no isinstance chains, no exceptions).
+            if t is int:
+                _set_int(v, a, i)
+            elif t is float:
                 v.kind, v.f = _VALUE_FLOAT, a
-                continue
-            if t in _PLAIN_BUFFERS:
+            elif t in _PLAIN_BUFFERS:
                 try:
                     _array_into(a, v, keep)
                 except ArgumentError as e:
                     raise ArgumentError("kernel '%s': argument %d: %s" % (self.id, i, e),
                                         e.status) from None
-                continue
-            cai = None
-            if not isinstance(a, (bool, int, float, str)):
-                try:
-                    cai = a.__cuda_array_interface__
-                except Exception:  # noqa: BLE001 (torch raises for CPU tensors)
-                    cai = None
-            if cai is not None:
-                try:
-                    s = _cai_value(cai, v, keep)
-                except (KeyError, TypeError, ValueError) as e:
-                    raise ArgumentError("kernel '%s': argument %d: bad __cuda_array_interface__ "
-                                        "(%s)" % (self.id, i, e), "QDRT_ERROR_ARGUMENT") from None
-                except ArgumentError as e:
-                    raise ArgumentError("kernel '%s': argument %d: %s" % (self.id, i, e),
-                                        e.status) from None
-                if s not in (None, 1, 2) and producer_stream is None:
-                    producer_stream = int(s)
-            elif isinstance(a, bool):
-                v.kind, v.i = _VALUE_BOOL, int(a)
-            elif isinstance(a, int):
-                if not -(1 << 63) <= a < (1 << 64):
-                    raise ArgumentError("argument %d: %d does not fit in 64 bits" % (i, a),
-                                        "QDRT_ERROR_ARGUMENT")
-                if a >= (1 << 63):  # a u64 value: passed as its bit pattern
-                    v.kind, v.i, v.flags = _VALUE_INT, a - (1 << 64), _VALUE_UNSIGNED
-                else:
-                    v.kind, v.i = _VALUE_INT, a
-            elif isinstance(a, float):
-                v.kind, v.f = _VALUE_FLOAT, a
-            elif isinstance(a, str):
-                b = a.encode()
-                keep.append(b)
-                v.kind, v.text = _VALUE_TEXT, b
-            elif isinstance(a, numbers.Number) and not hasattr(a, "__len__"):
-                # numpy scalars (read-only 0-d buffers too, but values): by __index__ / __float__
-                if isinstance(a, numbers.Integral) or (hasattr(a, "__index__") and
-                                                       not isinstance(a, numbers.Real)):
-                    x = a.__index__()
-                    if not -(1 << 63) <= x < (1 << 64):
-                        raise ArgumentError("argument %d: %d does not fit in 64 bits" % (i, x),
-                                            "QDRT_ERROR_ARGUMENT")
-                    if x >= (1 << 63):
-                        v.kind, v.i, v.flags = _VALUE_INT, x - (1 << 64), _VALUE_UNSIGNED
-                    else:
-                        v.kind, v.i = _VALUE_INT, x
-                elif isinstance(a, numbers.Complex) and not isinstance(a, numbers.Real):
-                    raise ArgumentError("argument %d: cannot pass a complex number (%s)" %
-                                        (i, type(a).__name__), "QDRT_ERROR_ARGUMENT")
-                else:
-                    v.kind, v.f = _VALUE_FLOAT, float(a)
-            elif type(a).__module__ == "numpy" and type(a).__name__ in ("bool_", "bool"):
-                v.kind, v.i = _VALUE_BOOL, int(bool(a))  # numpy.bool_ (not a numbers.Number)
             else:
-                try:
-                    is_buffer = _array_into(a, v, keep)
-                    if not is_buffer and hasattr(a, "__dlpack__") and hasattr(a, "__dlpack_device__"):
-                        _dlpack_value(a, v, keep, user_stream)
-                        continue
-                except ArgumentError as e:
-                    raise ArgumentError("kernel '%s': argument %d: %s" % (self.id, i, e),
-                                        e.status) from None
-                if is_buffer:
-                    if t.__dictoffset__ == 0 and not hasattr(t, "__cuda_array_interface__"):
-                        _PLAIN_BUFFERS.add(t)  # e.g. numpy.ndarray: the fast path next time
-                    continue
-                # numpy scalars and other number-likes
-                if hasattr(a, "__index__"):
-                    x = a.__index__()
-                    if not -(1 << 63) <= x < (1 << 64):
-                        raise ArgumentError("argument %d: %d does not fit in 64 bits" % (i, x),
-                                            "QDRT_ERROR_ARGUMENT")
-                    if x >= (1 << 63):
-                        v.kind, v.i, v.flags = _VALUE_INT, x - (1 << 64), _VALUE_UNSIGNED
-                    else:
-                        v.kind, v.i = _VALUE_INT, x
-                elif hasattr(a, "__float__"):
-                    v.kind, v.f = _VALUE_FLOAT, float(a)
-                else:
-                    raise ArgumentError("argument %d: cannot pass a %s (expected a buffer, "
-                                        "int, float, bool or str)" % (i, type(a).__name__),
-                                        "QDRT_ERROR_ARGUMENT")
+                s = self._other_value(i, a, v, keep, user_stream)
+                if s is not None and producer_stream is None:
+                    producer_stream = s
         result = _Value()
         if device is None and user_stream is None and producer_stream is None:
             size = _SIZE_ARGS.get(n)
