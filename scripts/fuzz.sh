@@ -6,7 +6,9 @@
 # Reproduce a finding: build/fuzz/bin/qd_fuzz_parser build/fuzz/artifacts/crash-...
 # Env: QD_FUZZ_SEED (libFuzzer -seed, default 1, for repeatable runs).
 #      QD_FUZZ_TARGET=store_index fuzzes the store's index/pack/object readers instead
-#      (qd_fuzz_store_index, seeded with a small store and pack made by qd_store_tool).
+#      (qd_fuzz_store_index, seeded with a small store and pack made by qd_store_tool);
+#      QD_FUZZ_TARGET=runtime_store fuzzes libqdrt's own readers (qd_fuzz_runtime_store: index,
+#      pack, objects, CUDA bundles, kernel tables; seeded with the runtime tests' stores).
 # Exit: 0 if the run ended with no finding; non-zero otherwise (crash, leak, timeout, OOM, UB).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -40,6 +42,43 @@ if [[ "${QD_FUZZ_TARGET:-parser}" == store_index ]]; then
     exit 1
   fi
   echo "fuzz: no findings in ${seconds}s (store_index)"
+  exit 0
+fi
+if [[ "${QD_FUZZ_TARGET:-parser}" == runtime_store ]]; then
+  # Seeds: the runtime tests' stores (index files, a pack, objects, a CUDA bundle object), made
+  # with the main build's tools as scripts/tsan.sh does.
+  if [[ ! -x build/bin/qd_rt_store_tool || ! -x build/bin/qdbuild ]]; then
+    scripts/build.sh qd_rt_store_tool qdbuild
+  fi
+  cmake --build build/fuzz -j "${QD_JOBS:-2}" --target qd_fuzz_runtime_store
+  seeds=build/fuzz/runtime_seeds
+  rm -rf "$seeds" && mkdir -p "$seeds/corpus"
+  python3 runtime/tests/make_test_store.py --out "$seeds/rt" --tool build/bin/qd_rt_store_tool \
+    --qdbuild build/bin/qdbuild >/dev/null
+  python3 tests/cuda_runtime/make_cuda_store.py --out "$seeds/cuda" \
+    --tool build/bin/qd_rt_store_tool >/dev/null
+  cp "$seeds/rt/good/index.qdi" "$seeds/corpus/good.qdi"
+  cp "$seeds/rt/bad/index.qdi" "$seeds/corpus/bad.qdi"
+  cp "$seeds/rt/good.qdpack" "$seeds/corpus/"
+  cp "$seeds/cuda/store/index.qdi" "$seeds/corpus/cuda.qdi"
+  find "$seeds/rt/good/objects" "$seeds/cuda/store/objects" -name '*.qdo' -size -64k |
+    head -n 4 | xargs -I{} cp {} "$seeds/corpus/"
+  mkdir -p build/fuzz/corpus_runtime build/fuzz/artifacts
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+  set +e
+  build/fuzz/bin/qd_fuzz_runtime_store \
+    -max_total_time="$seconds" -max_len=65536 -timeout=5 -rss_limit_mb=2048 \
+    -seed="${QD_FUZZ_SEED:-1}" -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/ \
+    "$@" build/fuzz/corpus_runtime "$seeds/corpus"
+  rc=$?
+  set -e
+  if ((rc != 0)); then
+    echo "fuzz: FINDING (exit $rc); artifacts:"
+    ls -l build/fuzz/artifacts/
+    exit 1
+  fi
+  echo "fuzz: no findings in ${seconds}s (runtime_store)"
   exit 0
 fi
 cmake --build build/fuzz -j "${QD_JOBS:-2}" --target qd_fuzz_parser
