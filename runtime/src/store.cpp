@@ -18,6 +18,10 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// open_eager's per-thread buffer for decompressed modules (the calling thread releases its own
+// at the end of the open).
+thread_local std::string t_stage_buffer;
+
 // Launch metadata and argument sizes this runtime accepts (far above what codegen emits).
 constexpr uint64_t k_max_temps = uint64_t{1} << 30;
 // Task symbol names (qdbuild's are "qd_" + 16 hex digits); ensure_loaded copies one onto its stack.
@@ -206,15 +210,12 @@ Status Store::open_eager() {
   std::vector<size_t> ready;  // staged slots, in staging order
   ready.reserve(objects.size());
   auto stage = [&](size_t i) {
-    thread_local std::string code;  // reused: fresh pages cost a fault each
+    std::string& code = t_stage_buffer;  // reused: fresh pages cost a fault each
     Slot& slot = slots[i];
     slot.status = m_file.read_object(objects[i], code);
     if (slot.status.ok()) {
       slot.module = std::make_unique<Module>();
       slot.status = slot.module->stage(code, m_file.object_hex(objects[i]));
-    }
-    if (code.capacity() > (size_t{16} << 20)) {
-      std::string().swap(code);
     }
     {
       std::lock_guard<std::mutex> lock(ready_mutex);
@@ -305,6 +306,7 @@ Status Store::open_eager() {
     m_modules.emplace(objects[i], std::move(slot.module));
   }
   double modules_ms = ms_since(t0);
+  std::string().swap(t_stage_buffer);  // this thread's (the helpers' go with them)
   while (table()) {
   }
   for (std::thread& t : threads) {

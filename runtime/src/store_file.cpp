@@ -26,7 +26,7 @@ template <class T> T load(std::string_view bytes, uint64_t offset) {
 
 // Far above any real module; refuses garbled headers that ask for terabytes.
 constexpr uint64_t k_max_object_raw = uint64_t{1} << 32;
-constexpr size_t k_keep_read_buffer = size_t{4} << 20;  // read_object keeps up to 4 MiB per thread
+constexpr size_t k_keep_read_buffer = size_t{1} << 20;  // read_object keeps up to 1 MiB per thread
 
 Status corrupt(const std::string& what, const std::string& why) {
   return Status::error(QDRT_ERROR_CORRUPT, what + " is damaged: " + why);
