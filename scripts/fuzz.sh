@@ -19,86 +19,76 @@ shift || true
 cmake -S . -B build/fuzz -G Ninja \
   -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_C_COMPILER=clang-19 \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQD_FUZZ=ON -DQD_WERROR=ON >/dev/null
-if [[ "${QD_FUZZ_TARGET:-parser}" == store_index ]]; then
-  cmake --build build/fuzz -j "${QD_JOBS:-2}" --target qd_fuzz_store_index qd_store_tool
-  seeds=build/fuzz/store_seeds
-  rm -rf "$seeds" && mkdir -p "$seeds/corpus"
-  ASAN_OPTIONS=detect_leaks=0 build/fuzz/bin/qd_store_tool put "$seeds/store" 0 3 --max-kb 3 >/dev/null
-  ASAN_OPTIONS=detect_leaks=0 build/fuzz/bin/qd_store_tool hostile "$seeds/store" >/dev/null
-  ASAN_OPTIONS=detect_leaks=0 build/fuzz/bin/qd_store_tool pack "$seeds/store" "$seeds/corpus/store.qdpack"
-  cp "$seeds/store/index.qdi" "$seeds/corpus/"
-  find "$seeds/store/objects" -name '*.qdo' -size -4k | head -n 3 | xargs -I{} cp {} "$seeds/corpus/"
-  mkdir -p build/fuzz/corpus_store build/fuzz/artifacts
-  set +e
-  build/fuzz/bin/qd_fuzz_store_index \
-    -max_total_time="$seconds" -max_len=65536 -timeout=5 -rss_limit_mb=2048 \
-    -seed="${QD_FUZZ_SEED:-1}" -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/ \
-    "$@" build/fuzz/corpus_store "$seeds/corpus"
-  rc=$?
-  set -e
-  if ((rc != 0)); then
-    echo "fuzz: FINDING (exit $rc); artifacts:"
-    ls -l build/fuzz/artifacts/
-    exit 1
-  fi
-  echo "fuzz: no findings in ${seconds}s (store_index)"
-  exit 0
-fi
-if [[ "${QD_FUZZ_TARGET:-parser}" == runtime_store ]]; then
-  # Seeds: the runtime tests' stores (index files, a pack, objects, a CUDA bundle object), made
-  # with the main build's tools as scripts/tsan.sh does.
-  if [[ ! -x build/bin/qd_rt_store_tool || ! -x build/bin/qdbuild ]]; then
-    scripts/build.sh qd_rt_store_tool qdbuild
-  fi
-  cmake --build build/fuzz -j "${QD_JOBS:-2}" --target qd_fuzz_runtime_store
-  seeds=build/fuzz/runtime_seeds
-  rm -rf "$seeds" && mkdir -p "$seeds/corpus"
-  python3 runtime/tests/make_test_store.py --out "$seeds/rt" --tool build/bin/qd_rt_store_tool \
-    --qdbuild build/bin/qdbuild >/dev/null
-  python3 tests/cuda_runtime/make_cuda_store.py --out "$seeds/cuda" \
-    --tool build/bin/qd_rt_store_tool >/dev/null
-  cp "$seeds/rt/good/index.qdi" "$seeds/corpus/good.qdi"
-  cp "$seeds/rt/bad/index.qdi" "$seeds/corpus/bad.qdi"
-  cp "$seeds/rt/good.qdpack" "$seeds/corpus/"
-  cp "$seeds/cuda/store/index.qdi" "$seeds/corpus/cuda.qdi"
-  find "$seeds/rt/good/objects" "$seeds/cuda/store/objects" -name '*.qdo' -size -64k |
-    head -n 4 | xargs -I{} cp {} "$seeds/corpus/"
-  mkdir -p build/fuzz/corpus_runtime build/fuzz/artifacts
+
+# run_fuzzer TARGET MAX_LEN CORPUS SEED_DIR...: runs build/fuzz/bin/qd_fuzz_TARGET for $seconds
+# with the flags in $flags and the script's extra libFuzzer arguments; new inputs go to CORPUS
+# (libFuzzer writes to its first directory), the seed directories are only read. Exits 0 clean,
+# 1 on a finding.
+run_fuzzer() {
+  local target=$1 max_len=$2 corpus=$3
+  shift 3
+  mkdir -p "$corpus" build/fuzz/artifacts
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
   set +e
-  build/fuzz/bin/qd_fuzz_runtime_store \
-    -max_total_time="$seconds" -max_len=65536 -timeout=5 -rss_limit_mb=2048 \
+  "build/fuzz/bin/qd_fuzz_$target" \
+    -max_total_time="$seconds" -max_len="$max_len" -timeout=5 -rss_limit_mb=2048 \
     -seed="${QD_FUZZ_SEED:-1}" -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/ \
-    "$@" build/fuzz/corpus_runtime "$seeds/corpus"
-  rc=$?
+    "${flags[@]}" "${extra[@]}" "$corpus" "$@"
+  local rc=$?
   set -e
   if ((rc != 0)); then
     echo "fuzz: FINDING (exit $rc); artifacts:"
     ls -l build/fuzz/artifacts/
     exit 1
   fi
-  echo "fuzz: no findings in ${seconds}s (runtime_store)"
+  echo "fuzz: no findings in ${seconds}s ($target)"
   exit 0
-fi
-cmake --build build/fuzz -j "${QD_JOBS:-2}" --target qd_fuzz_parser
+}
+extra=("$@")
+flags=()
 
-mkdir -p build/fuzz/corpus build/fuzz/artifacts
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-set +e
-build/fuzz/bin/qd_fuzz_parser \
-  -max_total_time="$seconds" -max_len=4096 -timeout=5 -rss_limit_mb=2048 \
-  -seed="${QD_FUZZ_SEED:-1}" -print_final_stats=1 \
-  -dict=tests/fuzz/python.dict \
-  -artifact_prefix=build/fuzz/artifacts/ \
-  "$@" \
-  build/fuzz/corpus tests/fixtures/parse/valid tests/fixtures/parse/invalid
-rc=$?
-set -e
-if ((rc != 0)); then
-  echo "fuzz: FINDING (exit $rc); artifacts:"
-  ls -l build/fuzz/artifacts/
-  exit 1
-fi
-echo "fuzz: no findings in ${seconds}s"
+case "${QD_FUZZ_TARGET:-parser}" in
+  store_index)
+    cmake --build build/fuzz -j "${QD_JOBS:-2}" --target qd_fuzz_store_index qd_store_tool
+    seeds=build/fuzz/store_seeds
+    rm -rf "$seeds" && mkdir -p "$seeds/corpus"
+    tool() { ASAN_OPTIONS=detect_leaks=0 build/fuzz/bin/qd_store_tool "$@" >/dev/null; }
+    tool put "$seeds/store" 0 3 --max-kb 3
+    tool hostile "$seeds/store"
+    tool pack "$seeds/store" "$seeds/corpus/store.qdpack"
+    cp "$seeds/store/index.qdi" "$seeds/corpus/"
+    find "$seeds/store/objects" -name '*.qdo' -size -4k | head -n 3 | xargs -I{} cp {} "$seeds/corpus/"
+    run_fuzzer store_index 65536 build/fuzz/corpus_store "$seeds/corpus"
+    ;;
+  runtime_store)
+    # Seeds: the runtime tests' stores (index files, a pack, objects, a CUDA bundle object), made
+    # with the main build's tools as scripts/tsan.sh does.
+    if [[ ! -x build/bin/qd_rt_store_tool || ! -x build/bin/qdbuild ]]; then
+      scripts/build.sh qd_rt_store_tool qdbuild
+    fi
+    cmake --build build/fuzz -j "${QD_JOBS:-2}" --target qd_fuzz_runtime_store
+    seeds=build/fuzz/runtime_seeds
+    rm -rf "$seeds" && mkdir -p "$seeds/corpus"
+    python3 runtime/tests/make_test_store.py --out "$seeds/rt" --tool build/bin/qd_rt_store_tool \
+      --qdbuild build/bin/qdbuild >/dev/null
+    python3 tests/cuda_runtime/make_cuda_store.py --out "$seeds/cuda" \
+      --tool build/bin/qd_rt_store_tool >/dev/null
+    cp "$seeds/rt/good/index.qdi" "$seeds/corpus/good.qdi"
+    cp "$seeds/rt/bad/index.qdi" "$seeds/corpus/bad.qdi"
+    cp "$seeds/rt/good.qdpack" "$seeds/corpus/"
+    cp "$seeds/cuda/store/index.qdi" "$seeds/corpus/cuda.qdi"
+    find "$seeds/rt/good/objects" "$seeds/cuda/store/objects" -name '*.qdo' -size -64k |
+      head -n 4 | xargs -I{} cp {} "$seeds/corpus/"
+    run_fuzzer runtime_store 65536 build/fuzz/corpus_runtime "$seeds/corpus"
+    ;;
+  parser)
+    cmake --build build/fuzz -j "${QD_JOBS:-2}" --target qd_fuzz_parser
+    flags=(-dict=tests/fuzz/python.dict)
+    run_fuzzer parser 4096 build/fuzz/corpus tests/fixtures/parse/valid tests/fixtures/parse/invalid
+    ;;
+  *)
+    echo "fuzz: unknown QD_FUZZ_TARGET '${QD_FUZZ_TARGET}' (parser, store_index, runtime_store)" >&2
+    exit 2
+    ;;
+esac
