@@ -1,19 +1,16 @@
-// The in-process Clang front end for one target configuration: a CompilerInvocation built once
-// with the driver (toolchain.md §2, variant B) and deep-copied for every TU. Each TU is compiled
-// against an in-memory file system that holds only the TU and the embedded prelude, so no system
-// header (and no file at all) is reachable. Internal to qd_backend.
+// The in-process Clang front end for one CPU target configuration (a TaskFrontend: the driver's
+// invocation built once and deep-copied per TU, against an in-memory file system with only the TU
+// and the embedded prelude), cached per configuration. Internal to qd_backend.
 #pragma once
 
 #include "backend/backend.hpp"
+#include "backend/task_frontend.hpp"
 
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace clang {
-class CompilerInvocation;
-}
 namespace llvm {
 class LLVMContext;
 class Module;
@@ -48,9 +45,8 @@ public:
 
 private:
   CpuTarget m_target;
-  std::shared_ptr<clang::CompilerInvocation> m_base;  // null if the driver step failed
-  std::vector<Diagnostic> m_setup_diagnostics;
-  std::vector<std::string> m_cc1_args;
+  std::vector<std::string> m_cc1_args;  // before m_frontend, which fills it
+  TaskFrontend m_frontend;
 };
 
 }  // namespace qd::backend

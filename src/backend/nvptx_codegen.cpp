@@ -5,18 +5,14 @@
 //   ──▶ O-level pipeline with the NVPTX target machine ──▶ PTX (the same +ptx in the TM)
 #include "backend/backend.hpp"
 #include "backend/diagnostic_capture.hpp"
+#include "backend/pass_pipeline.hpp"
 #include "backend/prelude_files.hpp"
+#include "backend/task_frontend.hpp"
 #include "backend/toolchain_id.hpp"
 
-#include <clang/Basic/DiagnosticOptions.h>
-#include <clang/CodeGen/CodeGenAction.h>
-#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Basic/TargetOptions.h>
 #include <clang/Frontend/CompilerInvocation.h>
-#include <clang/Frontend/Utils.h>
-#include <clang/Lex/PreprocessorOptions.h>
 #include <llvm/ADT/StringSet.h>
-#include <llvm/Analysis/CGSCCPassManager.h>
-#include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
@@ -30,10 +26,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/MC/TargetRegistry.h>
-#include <llvm/Passes/OptimizationLevel.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
@@ -65,100 +58,41 @@ void initialize_nvptx() {
   });
 }
 
-// The in-memory file system of compiler_session.cpp: the embedded prelude and the TU, nothing else.
-llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> make_task_fs(std::string_view source) {
-  auto fs = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-  fs->setCurrentWorkingDirectory("/qd");
-  for (const EmbeddedFile& file : embedded_prelude_files()) {
-    std::string path = std::string(k_prelude_dir) + "/" + std::string(file.name);
-    fs->addFile(path, 0, llvm::MemoryBuffer::getMemBuffer(file.bytes, path, true));
-  }
-  fs->addFile(k_task_path, 0, llvm::MemoryBuffer::getMemBufferCopy(source, k_task_path));
-  return fs;
-}
-
-// The front end for one CudaTarget: the driver's cc1 invocation, built once, deep-copied per TU.
+// The front end for one CudaTarget (a TaskFrontend), the +ptx feature pinned.
 class NvptxSession {
 public:
-  explicit NvptxSession(const CudaTarget& target) {
-    initialize_nvptx();
-    if (std::string why = check_cuda_target(target); !why.empty()) {
-      m_setup.push_back(make_diagnostic(Diagnostic::Severity::error, "", why));
-      return;
-    }
-    std::vector<std::string> args = driver_arguments(target, k_prelude_dir);
-    args.push_back("-c");
-    args.push_back(std::string(k_task_path));
-    std::vector<const char*> argv;
-    for (const std::string& a : args) {
-      argv.push_back(a.c_str());
-    }
-    DiagnosticCapture capture("", m_setup);
-    llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> diags =
-        clang::CompilerInstance::createDiagnostics(new clang::DiagnosticOptions(), &capture,
-                                                   /*ShouldOwnClient=*/false);
-    clang::CreateInvocationOptions opts;
-    opts.Diags = diags;
-    opts.VFS = make_task_fs("");
-    opts.RecoverOnError = false;
-    std::unique_ptr<clang::CompilerInvocation> inv = clang::createInvocation(argv, opts);
-    // The driver warns that it found a CUDA newer than it knows; that is expected and harmless.
-    std::erase_if(m_setup,
-                  [](const Diagnostic& d) { return d.severity != Diagnostic::Severity::error; });
-    if (inv == nullptr || has_error(m_setup)) {
-      if (!has_error(m_setup)) {
-        m_setup.push_back(make_diagnostic(Diagnostic::Severity::error, "",
-                                          "the compiler driver rejected the CUDA target"));
-      }
-      return;
-    }
-    // Pin the PTX ISA: drop whatever +ptx the driver derived from the installed CUDA.
-    std::vector<std::string>& features = inv->getTargetOpts().FeaturesAsWritten;
-    std::erase_if(features, [](const std::string& f) {
-      return f.starts_with("+ptx") || f.starts_with("-ptx");
-    });
-    features.push_back(target.ptx);
-    inv->getFrontendOpts().DisableFree = false;
-    inv->getCodeGenOpts().DisableFree = false;
-    inv->getCodeGenOpts().DisableLLVMPasses = true;  // we run the pipeline after libdevice
-    inv->getDiagnosticOpts().ShowCarets = false;
-    inv->getPreprocessorOpts().SourceDateEpoch = 0;
-    m_base = std::shared_ptr<clang::CompilerInvocation>(std::move(inv));
-  }
+  explicit NvptxSession(const CudaTarget& target) : m_frontend(options(target)) {}
 
   std::unique_ptr<llvm::Module> compile(const std::string& task, std::string_view source,
                                         llvm::LLVMContext& ctx,
                                         std::vector<Diagnostic>& diags) const {
-    if (m_base == nullptr) {
-      for (Diagnostic d : m_setup) {
-        d.task = task;
-        diags.push_back(std::move(d));
-      }
-      return nullptr;
-    }
-    auto inv = std::make_shared<clang::CompilerInvocation>(*m_base);
-    DiagnosticCapture capture(task, diags);
-    clang::CompilerInstance ci;
-    ci.setInvocation(std::move(inv));
-    ci.createDiagnostics(&capture, /*ShouldOwnClient=*/false);
-    ci.createFileManager(make_task_fs(source));
-    clang::EmitLLVMOnlyAction action(&ctx);
-    bool ok = ci.ExecuteAction(action);
-    std::unique_ptr<llvm::Module> module = action.takeModule();
-    if (!ok || module == nullptr || capture.getNumErrors() != 0) {
-      if (!has_error(diags)) {
-        diags.push_back(make_diagnostic(Diagnostic::Severity::error, task,
-                                        "the compiler front end failed without a diagnostic "
-                                        "(internal error)"));
-      }
-      return nullptr;
-    }
-    return module;
+    return m_frontend.compile(task, source, ctx, diags);
   }
 
 private:
-  std::shared_ptr<clang::CompilerInvocation> m_base;
-  std::vector<Diagnostic> m_setup;
+  static TaskFrontend::Options options(const CudaTarget& target) {
+    initialize_nvptx();
+    TaskFrontend::Options o;
+    o.invalid_target = check_cuda_target(target);
+    if (!o.invalid_target.empty()) {
+      return o;
+    }
+    o.driver_args = driver_arguments(target, k_prelude_dir);
+    o.rejected = "the compiler driver rejected the CUDA target";
+    o.errors_only = true;  // it warns that it found a CUDA newer than it knows: expected
+    std::string ptx = target.ptx;
+    o.adjust = [ptx](clang::CompilerInvocation& inv) {
+      // Pin the PTX ISA: drop whatever +ptx the driver derived from the installed CUDA.
+      std::vector<std::string>& features = inv.getTargetOpts().FeaturesAsWritten;
+      std::erase_if(features, [](const std::string& f) {
+        return f.starts_with("+ptx") || f.starts_with("-ptx");
+      });
+      features.push_back(ptx);
+    };
+    return o;
+  }
+
+  TaskFrontend m_frontend;
 };
 
 std::shared_ptr<const NvptxSession> session_for(const CudaTarget& target) {
@@ -314,46 +248,6 @@ void approximate_sqrt(llvm::Module& module) {
   }
 }
 
-llvm::OptimizationLevel pass_level(unsigned opt_level) {
-  switch (opt_level) {
-    case 0: return llvm::OptimizationLevel::O0;
-    case 1: return llvm::OptimizationLevel::O1;
-    case 2: return llvm::OptimizationLevel::O2;
-    default: return llvm::OptimizationLevel::O3;
-  }
-}
-
-llvm::CodeGenOptLevel codegen_level(unsigned opt_level) {
-  switch (opt_level) {
-    case 0: return llvm::CodeGenOptLevel::None;
-    case 1: return llvm::CodeGenOptLevel::Less;
-    case 2: return llvm::CodeGenOptLevel::Default;
-    default: return llvm::CodeGenOptLevel::Aggressive;
-  }
-}
-
-void optimise(llvm::Module& module, llvm::TargetMachine& tm, unsigned opt_level) {
-  llvm::PipelineTuningOptions tuning;
-  tuning.LoopUnrolling = opt_level > 0;
-  tuning.LoopInterleaving = opt_level > 0;
-  tuning.LoopVectorization = opt_level > 1;
-  tuning.SLPVectorization = opt_level > 1;
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder builder(&tm, tuning);  // registers NVPTX's own passes (NVVMReflect, ...)
-  builder.registerModuleAnalyses(mam);
-  builder.registerCGSCCAnalyses(cgam);
-  builder.registerFunctionAnalyses(fam);
-  builder.registerLoopAnalyses(lam);
-  builder.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager passes =
-      opt_level == 0 ? builder.buildO0DefaultPipeline(pass_level(0))
-                     : builder.buildPerModuleDefaultPipeline(pass_level(opt_level));
-  passes.run(module, mam);
-}
-
 std::optional<std::string> emit_ptx(llvm::Module& module, const CudaTarget& target,
                                     const std::string& task, const std::string& unit_prefix,
                                     std::vector<Diagnostic>& diags) {
@@ -406,7 +300,7 @@ std::optional<std::string> emit_ptx(llvm::Module& module, const CudaTarget& targ
     verify_os.flush();
     return fail("invalid IR (internal error): " + verify_errors);
   }
-  optimise(module, *tm, target.opt_level);
+  run_pass_pipeline(module, *tm, target.opt_level);
 
   for (const llvm::Function& f : module) {
     if (f.isDeclaration() && !f.isIntrinsic() && !f.use_empty()) {
