@@ -13,19 +13,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <spawn.h>
 #include <string>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <utility>
 #include <vector>
 
 #include "backend/backend.hpp"
 #include "backend/prelude_files.hpp"
-
-extern char** environ;
+#include "spawned_clang.hpp"
 
 namespace fs = std::filesystem;
 using namespace qd::backend;
@@ -181,43 +177,6 @@ QD_TASK int64_t histogram__extent(const qdrt_launch_context* ctx) {
   };
 }
 
-void write_file(const fs::path& path, std::string_view bytes) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out.flush()) {
-    die("cannot write " + path.string());
-  }
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-// Runs argv in `dir`, waits, dies on failure.
-void spawn_in(const fs::path& dir, const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (const std::string& a : args) {
-    argv.push_back(const_cast<char*>(a.c_str()));
-  }
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
-  pid_t pid = 0;
-  int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    die("cannot spawn " + args[0]);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    die(args[0] + " failed in " + dir.string());
-  }
-}
-
 TaskObject compile_or_die(const TaskUnit& unit, const CpuTarget& target) {
   TaskObject object = compile_cpu_task(unit, target);
   if (!object.ok) {
@@ -249,18 +208,8 @@ int main(int argc, char** argv) {
   const CpuTarget target;
   std::vector<TaskUnit> units = bench_units();
 
-  // The spawned baseline's tree: the prelude as files, one directory per TU.
-  char pattern[] = "/tmp/qd-backend-bench-XXXXXX";
-  if (mkdtemp(pattern) == nullptr) {
-    die("mkdtemp failed");
-  }
-  fs::path work = pattern;
-  fs::path include_dir = work / "include";
-  for (const EmbeddedFile& file : embedded_prelude_files()) {
-    write_file(include_dir / std::string(file.name), file.bytes);
-  }
-  std::vector<std::string> driver = driver_arguments(target, include_dir.string());
-  driver[0] = "clang++-19";
+  // The spawned baseline: clang++-19 with the same flags, one directory per TU.
+  qdbench::SpawnedClang spawned("qd-backend-bench", target, units);
 
   std::printf("qd_backend_bench: %zu TUs, %d reps, target %s O%u (%s)\n", units.size(), reps,
               target.cpu.c_str(), target.opt_level, toolchain_id(target).substr(0, 40).c_str());
@@ -272,7 +221,8 @@ int main(int argc, char** argv) {
   int compiles = 0;
   double warm_total = 0;
   double spawn_total = 0;
-  for (const TaskUnit& unit : units) {
+  for (size_t u = 0; u < units.size(); ++u) {
+    const TaskUnit& unit = units[u];
     auto t0 = Clock::now();
     TaskObject first = compile_or_die(unit, target);
     double first_ms = ms_since(t0);
@@ -283,17 +233,13 @@ int main(int argc, char** argv) {
     double warm_ms = ms_since(t0) / reps;
     compiles += reps + 1;
 
-    fs::path dir = work / unit.name;
-    write_file(dir / "qd_task.cpp", unit.source);
-    std::vector<std::string> args = driver;
-    args.insert(args.end(), {"-c", "qd_task.cpp", "-o", "qd_task.o"});
-    spawn_in(dir, args);  // once untimed: page cache
+    spawned.run(u);  // once untimed: page cache
     t0 = Clock::now();
     for (int r = 0; r < reps; ++r) {
-      spawn_in(dir, args);
+      spawned.run(u);
     }
     double spawn_ms = ms_since(t0) / reps;
-    bool same = read_file(dir / "qd_task.o") == first.object;
+    bool same = spawned.object(u) == first.object;
 
     std::printf("%-10s %6zu %10.2f %10.2f %12.2f %6.1fx %10s\n", unit.name.c_str(),
                 first.object.size(), first_ms, warm_ms, spawn_ms, spawn_ms / warm_ms,
@@ -362,8 +308,5 @@ int main(int argc, char** argv) {
   }
   std::printf("spawned clang++-19 -c on 1 thread: %.0f TUs/s\n",
               1000.0 * units.size() / spawn_total);
-
-  std::error_code ec;
-  fs::remove_all(work, ec);
   return 0;
 }

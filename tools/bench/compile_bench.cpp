@@ -21,7 +21,6 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <spawn.h>
 #include <sstream>
 #include <string>
 #include <sys/resource.h>
@@ -32,8 +31,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/prelude_files.hpp"
-
-extern char** environ;
+#include "spawned_clang.hpp"
 
 namespace fs = std::filesystem;
 using namespace qd::backend;
@@ -65,15 +63,6 @@ std::string read_file(const fs::path& path) {
     die("cannot read " + path.string());
   }
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void write_file(const fs::path& path, std::string_view bytes) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) {
-    die("cannot write " + path.string());
-  }
 }
 
 // The `--- unit N` sections of a qd_codegen_dump output; a section ends at the next `--- unit`,
@@ -123,33 +112,6 @@ template <class F> void parallel(size_t count, unsigned jobs, F&& job) {
   loop();
   for (std::thread& t : threads) {
     t.join();
-  }
-}
-
-pid_t spawn_in(const fs::path& dir, const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (const std::string& a : args) {
-    argv.push_back(const_cast<char*>(a.c_str()));
-  }
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
-  // Warnings are not shown (the in-process path collects them as values); errors still fail.
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    die("cannot spawn " + args[0]);
-  }
-  return pid;
-}
-
-void wait_ok(pid_t pid, const std::string& what) {
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    die(what + " failed");
   }
 }
 
@@ -239,23 +201,9 @@ int main(int argc, char** argv) {
     warm_cpu.push_back(cpu);
   }
 
-  // Spawned: the prelude as files, one directory per unit.
-  char pattern[] = "/tmp/qd-compile-bench-XXXXXX";
-  if (mkdtemp(pattern) == nullptr) {
-    die("mkdtemp failed");
-  }
-  fs::path work = pattern;
-  fs::path include_dir = work / "include";
-  for (const EmbeddedFile& file : embedded_prelude_files()) {
-    write_file(include_dir / std::string(file.name), file.bytes);
-  }
-  std::vector<std::string> driver = driver_arguments(target, include_dir.string());
-  driver[0] = "clang++-19";
-  driver.insert(driver.end(), {"-c", "qd_task.cpp", "-o", "qd_task.o"});
-  for (size_t i = 0; i < units.size(); ++i) {
-    write_file(work / std::to_string(i) / "qd_task.cpp", units[i].source);
-  }
-  wait_ok(spawn_in(work / "0", driver), "clang++-19");  // untimed: page cache
+  // Spawned: clang++-19 with the same flags, one directory per unit.
+  qdbench::SpawnedClang spawned_clang("qd-compile-bench", target, units);
+  spawned_clang.run(0);  // untimed: page cache
   auto spawned_pass = [&] {
     double c0 = cpu_seconds(RUSAGE_CHILDREN);
     auto t0 = Clock::now();
@@ -263,7 +211,7 @@ int main(int argc, char** argv) {
     size_t running = 0;
     while (next < units.size() || running > 0) {
       while (running < jobs && next < units.size()) {
-        spawn_in(work / std::to_string(next), driver);
+        spawned_clang.start(next);
         ++next;
         ++running;
       }
@@ -286,10 +234,8 @@ int main(int argc, char** argv) {
   }
   size_t same = 0;
   for (size_t i = 0; i < units.size(); ++i) {
-    same += read_file(work / std::to_string(i) / "qd_task.o") == objects[i];
+    same += spawned_clang.object(i) == objects[i];
   }
-  std::error_code ec;
-  fs::remove_all(work, ec);
 
   const double n = static_cast<double>(units.size());
   const double warm_s = median(warm);
