@@ -9,8 +9,8 @@
 //
 //   qd_codegen_bench STORE [--quick] [--reps N] [--threads N]    (default 11 reps; --quick: 3)
 //
-// Threading: the hand-written side runs on HandPool, a copy of libqdrt's ThreadPool policy
-// (runtime/src/thread_pool.cpp, launch.cpp): `threads - 1` persistent workers plus the calling
+// Threading: the hand-written side runs on libqdrt's ThreadPool itself (runtime/src/thread_pool.cpp
+// compiled in; the policy of launch.cpp): `threads - 1` persistent workers plus the calling
 // thread; a range of n iterations is cut into chunks of max(grain, ceil(n / (4 * threads)))
 // iterations (grain 1: codegen sets none) that threads claim from one atomic counter; every chunk
 // is an indirect call fn(ctx, begin, end); n <= grain or a single chunk runs inline. Both sides use
@@ -29,19 +29,17 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "qdrt/qdrt.h"
+#include "thread_pool.hpp"
 
 namespace {
 
@@ -52,116 +50,21 @@ using Clock = std::chrono::steady_clock;
   std::exit(3);
 }
 
-// --- the hand-written side's thread pool: libqdrt's policy -----------------------------------
+// --- the hand-written side's thread pool: libqdrt's own ------------------------------------
+// runtime/src/thread_pool.cpp is compiled into this benchmark (libqdrt.so hides its copy), so the
+// hand-written kernels get exactly the scheduling of a launch: grain 1 (launch.cpp, when codegen
+// sets none), one indirect call per chunk. Their arguments travel as the context pointer.
 
-using ChunkFn = void (*)(const void* ctx, int64_t begin, int64_t end);
+using ChunkFn = void (*)(const void* args, int64_t begin, int64_t end);
 
-class HandPool {
-public:
-  explicit HandPool(int threads) {
-    for (int i = 1; i < threads; ++i) {
-      m_workers.emplace_back([this] { worker_loop(); });
-    }
-  }
-  ~HandPool() {
-    {
-      std::lock_guard<std::mutex> lock(m_mutex);
-      m_stop = true;
-    }
-    m_work.notify_all();
-    for (std::thread& t : m_workers) {
-      t.join();
-    }
-  }
-  HandPool(const HandPool&) = delete;
-  HandPool& operator=(const HandPool&) = delete;
+template <ChunkFn F> void as_task(const qdrt_launch_context* ctx, int64_t begin, int64_t end) {
+  F(ctx, begin, end);
+}
 
-  // fn(ctx, b, e) over [0, n), as qdrt::ThreadPool::run with grain 1 (launch.cpp: grain 0 -> 1).
-  void run(ChunkFn fn, const void* ctx, int64_t n) {
-    if (n <= 0) {
-      return;
-    }
-    if (n <= 1) {
-      fn(ctx, 0, n);  // launch.cpp: n <= grain runs inline
-      return;
-    }
-    int64_t threads = static_cast<int64_t>(m_workers.size()) + 1;
-    int64_t chunk = std::max<int64_t>(1, (n + threads * 4 - 1) / (threads * 4));
-    int64_t chunks = (n + chunk - 1) / chunk;
-    if (threads == 1 || chunks == 1) {
-      fn(ctx, 0, n);
-      return;
-    }
-    Job job{fn, ctx, n, chunk, chunks};
-    {
-      std::lock_guard<std::mutex> lock(m_mutex);
-      m_jobs.push_back(&job);
-    }
-    if (chunks - 1 >= static_cast<int64_t>(m_workers.size())) {
-      m_work.notify_all();
-    } else {
-      for (int64_t i = 0; i < chunks - 1; ++i) {
-        m_work.notify_one();
-      }
-    }
-    work(job);
-    std::unique_lock<std::mutex> lock(m_mutex);
-    auto it = std::find(m_jobs.begin(), m_jobs.end(), &job);
-    if (it != m_jobs.end()) {
-      m_jobs.erase(it);
-    }
-    m_done.wait(lock, [&] { return job.users == 0; });
-  }
-
-private:
-  struct Job {
-    ChunkFn fn;
-    const void* ctx;
-    int64_t n;
-    int64_t chunk;
-    int64_t chunks;
-    std::atomic<int64_t> next{0};
-    int users = 0;
-  };
-  static void work(Job& job) {
-    for (;;) {
-      int64_t c = job.next.fetch_add(1, std::memory_order_relaxed);
-      if (c >= job.chunks) {
-        return;
-      }
-      int64_t begin = c * job.chunk;
-      job.fn(job.ctx, begin, std::min(job.n, begin + job.chunk));
-    }
-  }
-  void worker_loop() {
-    std::unique_lock<std::mutex> lock(m_mutex);
-    for (;;) {
-      m_work.wait(lock, [&] { return m_stop || !m_jobs.empty(); });
-      if (m_stop) {
-        return;
-      }
-      Job* job = m_jobs.front();
-      if (job->next.load(std::memory_order_relaxed) >= job->chunks) {
-        m_jobs.pop_front();
-        continue;
-      }
-      ++job->users;
-      lock.unlock();
-      work(*job);
-      lock.lock();
-      if (--job->users == 0) {
-        m_done.notify_all();
-      }
-    }
-  }
-
-  std::mutex m_mutex;
-  std::condition_variable m_work;
-  std::condition_variable m_done;
-  std::deque<Job*> m_jobs;
-  bool m_stop = false;
-  std::vector<std::thread> m_workers;
-};
+template <ChunkFn F, class Args>
+void run_hand(qdrt::ThreadPool& pool, const Args* args, int64_t n) {
+  pool.run(as_task<F>, reinterpret_cast<const qdrt_launch_context*>(args), n, 1);
+}
 
 // --- the hand-written kernels: what a C++ programmer writes for the same algorithm -----------
 // Plain pointers (no __restrict, as in the generated code), 64-bit indices, the same arithmetic
@@ -435,7 +338,7 @@ int main(int argc, char** argv) {
   if (qdrt_open(store_path, &options, &store) != QDRT_OK) {
     die(std::string("qdrt_open ") + store_path + ": " + qdrt_last_error());
   }
-  HandPool pool(threads);
+  qdrt::ThreadPool pool(threads);
 
   const int64_t n1 = quick ? (1 << 20) : (1 << 24);    // saxpy, reduction, histogram
   const int64_t side = quick ? 1024 : 4096;            // stencil side
@@ -468,13 +371,13 @@ int main(int argc, char** argv) {
     yg = y0;
     yh = y0;
     launch(k, args);
-    pool.run(saxpy_chunk, &hargs, n1);
+    run_hand<saxpy_chunk>(pool, &hargs, n1);
     double rel = max_rel_diff(yg.data(), yh.data(), n1);
     bool bitwise = std::memcmp(yg.data(), yh.data(), n1 * sizeof(float)) == 0;
     // y grows by a * x per run: harmless for the timing, so no reset between runs.
     Row r = measure(
         "saxpy", std::to_string(n1) + " f32", reps, [] {}, [&] { launch(k, args); },
-        [&] { pool.run(saxpy_chunk, &hargs, n1); });
+        [&] { run_hand<saxpy_chunk>(pool, &hargs, n1); });
     r.ok = rel <= 1e-6;
     r.check = describe_float_check(rel, n1, bitwise);
     rows.push_back(r);
@@ -494,12 +397,12 @@ int main(int argc, char** argv) {
     StencilArgs hargs{u.data(), oh.data(), side, side};
     const int64_t interior = (side - 2) * (side - 2);
     launch(k, args);
-    pool.run(stencil_chunk, &hargs, interior);
+    run_hand<stencil_chunk>(pool, &hargs, interior);
     double rel = max_rel_diff(og.data(), oh.data(), cells);
     bool bitwise = std::memcmp(og.data(), oh.data(), cells * sizeof(float)) == 0;
     Row r = measure(
         "stencil", std::to_string(side) + "x" + std::to_string(side) + " f32", reps, [] {},
-        [&] { launch(k, args); }, [&] { pool.run(stencil_chunk, &hargs, interior); });
+        [&] { launch(k, args); }, [&] { run_hand<stencil_chunk>(pool, &hargs, interior); });
     r.ok = rel <= 1e-6;
     r.check = describe_float_check(rel, cells, bitwise);
     rows.push_back(r);
@@ -508,8 +411,8 @@ int main(int argc, char** argv) {
     StencilArgs dargs{u.data(), od.data(), side, side};
     Row v = measure(
         "", "", std::max(1, reps / 3), [] {},
-        [&] { pool.run(stencil_divmod_chunk, &dargs, interior); },
-        [&] { pool.run(stencil_chunk, &hargs, interior); });
+        [&] { run_hand<stencil_divmod_chunk>(pool, &dargs, interior); },
+        [&] { run_hand<stencil_chunk>(pool, &hargs, interior); });
     v.name = "stencil, a div/mod per point (codegen before c74b044) vs row-wise, both by hand";
     v.ok = std::memcmp(od.data(), oh.data(), cells * sizeof(float)) == 0;
     v.check = v.ok ? "bitwise equal" : "DIFFERS";
@@ -531,7 +434,7 @@ int main(int argc, char** argv) {
     launch(k, args, &result);
     double gen_total = result.f;
     total = 0.0f;
-    pool.run(reduce_chunk, &hargs, n1);
+    run_hand<reduce_chunk>(pool, &hargs, n1);
     double hand_total = total;
     // Both sum in f32 in an order the schedule decides; against the exact (f64) sum.
     double eg = std::fabs(gen_total - exact) / exact;
@@ -540,7 +443,7 @@ int main(int argc, char** argv) {
         "reduction", std::to_string(n1) + " f32", reps, [] {}, [&] { launch(k, args, &result); },
         [&] {
           total = 0.0f;
-          pool.run(reduce_chunk, &hargs, n1);
+          run_hand<reduce_chunk>(pool, &hargs, n1);
         });
     r.ok = result.kind == QDRT_VALUE_FLOAT && eg <= 1e-3 && eh <= 1e-3;
     char buf[160];
@@ -554,11 +457,11 @@ int main(int argc, char** argv) {
         "", "", std::max(1, reps / 3), [] {},
         [&] {
           total = 0.0f;
-          pool.run(reduce_atomic_chunk, &hargs, n1);
+          run_hand<reduce_atomic_chunk>(pool, &hargs, n1);
         },
         [&] {
           total = 0.0f;
-          pool.run(reduce_chunk, &hargs, n1);
+          run_hand<reduce_chunk>(pool, &hargs, n1);
         });
     v.name = "reduction, an atomic add per element (codegen before c74b044) vs one per chunk, "
              "both by hand";
@@ -585,14 +488,14 @@ int main(int argc, char** argv) {
                                     qdrt_array_value(QDRT_DTYPE_F32, dg.data(), 1, dshape)};
     Mat3Args hargs{m.data(), v.data(), mvh.data(), dh.data()};
     launch(k, args);
-    pool.run(mat3_chunk, &hargs, nmat);
+    run_hand<mat3_chunk>(pool, &hargs, nmat);
     double rel = std::max(max_rel_diff(mvg.data(), mvh.data(), mvg.size()),
                           max_rel_diff(dg.data(), dh.data(), dg.size()));
     bool bitwise = std::memcmp(mvg.data(), mvh.data(), mvg.size() * 4) == 0 &&
                    std::memcmp(dg.data(), dh.data(), dg.size() * 4) == 0;
     Row r = measure(
         "mat3", std::to_string(nmat) + " mat3+vec3", reps, [] {}, [&] { launch(k, args); },
-        [&] { pool.run(mat3_chunk, &hargs, nmat); });
+        [&] { run_hand<mat3_chunk>(pool, &hargs, nmat); });
     r.ok = rel <= 1e-5;
     r.check = describe_float_check(rel, mvg.size() + dg.size(), bitwise);
     rows.push_back(r);
@@ -614,7 +517,7 @@ int main(int argc, char** argv) {
     };
     reset();
     launch(k, args);
-    pool.run(hist_chunk, &hargs, n1);
+    run_hand<hist_chunk>(pool, &hargs, n1);
     bool same = bg == bh;
     int64_t count = 0;
     for (int32_t c : bg) {
@@ -622,7 +525,7 @@ int main(int argc, char** argv) {
     }
     Row r = measure(
         "histogram", std::to_string(n1) + " f32, " + std::to_string(nbins) + " bins", reps, reset,
-        [&] { launch(k, args); }, [&] { pool.run(hist_chunk, &hargs, n1); });
+        [&] { launch(k, args); }, [&] { run_hand<hist_chunk>(pool, &hargs, n1); });
     r.ok = same && count == n1;
     r.check = std::string(same ? "bins equal" : "BINS DIFFER") + ", total " + std::to_string(count);
     rows.push_back(r);
