@@ -34,6 +34,25 @@ std::vector<std::string> split_features(std::string_view features) {
   return out;
 }
 
+// The driver line as the toolchain id records it: every argument followed by a space.
+std::string joined_flags(const std::vector<std::string>& args) {
+  std::string out;
+  for (const std::string& arg : args) {
+    out += arg;
+    out += ' ';
+  }
+  return out;
+}
+
+// A task's key: its toolchain id and source, length-prefixed so that no (id, source) pair can
+// collide with another by moving bytes across the boundary.
+std::string key_of(std::string_view source, const std::string& id) {
+  std::string input = "qd-task-key-1\n" + std::to_string(id.size()) + "\n" + id + "\n" +
+                      std::to_string(source.size()) + "\n";
+  input.append(source);
+  return sha256_hex(input);
+}
+
 }  // namespace
 
 std::string llvm_version() { return LLVM_VERSION_STRING; }
@@ -100,23 +119,13 @@ std::string toolchain_id(const CpuTarget& target) {
   id += ";cpu=" + target.cpu;
   id += ";features=" + target.features;
   id += ";opt=O" + std::to_string(target.opt_level);
-  id += ";flags=";
-  for (const std::string& arg : driver_arguments(target, k_prelude_dir)) {
-    id += arg;
-    id += ' ';
-  }
+  id += ";flags=" + joined_flags(driver_arguments(target, k_prelude_dir));
   id += ";prelude=" + prelude_digest();
   return id;
 }
 
 std::string task_key(std::string_view source, const CpuTarget& target) {
-  // Length-prefixed fields, so no (id, source) pair can collide with another by moving bytes
-  // across the boundary.
-  std::string id = toolchain_id(target);
-  std::string input = "qd-task-key-1\n" + std::to_string(id.size()) + "\n" + id + "\n" +
-                      std::to_string(source.size()) + "\n";
-  input.append(source);
-  return sha256_hex(input);
+  return key_of(source, toolchain_id(target));
 }
 
 std::vector<std::string> driver_arguments(const CudaTarget& target, std::string_view include_dir) {
@@ -157,22 +166,14 @@ std::string toolchain_id(const CudaTarget& target) {
   id += ";ptx=" + target.ptx;
   id += std::string(";fast_math=") + (target.fast_math ? "1" : "0");
   id += ";opt=O" + std::to_string(target.opt_level);
-  id += ";flags=";
-  for (const std::string& arg : driver_arguments(target, k_prelude_dir)) {
-    id += arg;
-    id += ' ';
-  }
+  id += ";flags=" + joined_flags(driver_arguments(target, k_prelude_dir));
   id += ";prelude=" + prelude_digest();
   id += ";libdevice=" + libdevice_digest();
   return id;
 }
 
 std::string task_key(std::string_view source, const CudaTarget& target) {
-  std::string id = toolchain_id(target);
-  std::string input = "qd-task-key-1\n" + std::to_string(id.size()) + "\n" + id + "\n" +
-                      std::to_string(source.size()) + "\n";
-  input.append(source);
-  return sha256_hex(input);
+  return key_of(source, toolchain_id(target));
 }
 
 }  // namespace qd::backend
