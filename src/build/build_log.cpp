@@ -158,20 +158,6 @@ bool parse_owner(const std::vector<std::string>& f, OwnerRecord& r) {
   return in.done();
 }
 
-bool write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      return false;
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
-}
-
 }  // namespace
 
 std::string BuildLog::format(const InstanceRecord& r) {
@@ -416,7 +402,7 @@ bool BuildLog::write(const std::string& path, const std::vector<InstanceRecord>&
   int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd >= 0) {
     std::string head = std::string(k_log_version_line) + "\n";
-    bool ok = write_all(fd, head);
+    bool ok = support::write_all(fd, head);
     ::close(fd);
     if (!ok) {
       error = "cannot write '" + path + "': " + std::strerror(errno);
@@ -431,7 +417,7 @@ bool BuildLog::write(const std::string& path, const std::vector<InstanceRecord>&
     error = "cannot write '" + path + "': " + std::strerror(errno);
     return false;
   }
-  bool ok = write_all(fd, batch);
+  bool ok = support::write_all(fd, batch);
   int err = errno;
   ::close(fd);
   if (!ok) {

@@ -36,11 +36,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string default_store() {
-  const char* env = std::getenv("QDBUILD_STORE");
-  return env != nullptr && *env != '\0' ? env : "build/qdstore";
-}
-
 // --json: diagnostics are collected for the JSON object; explain/stats lines and tool messages go
 // to stderr so stdout holds only the object.
 class JsonStatus : public build::Status {

@@ -23,14 +23,14 @@
 
 namespace qd::driver {
 
-namespace {
-
-using Json = nlohmann::ordered_json;
-
 std::string default_store() {
   const char* env = std::getenv("QDBUILD_STORE");
   return env != nullptr && *env != '\0' ? env : "build/qdstore";
 }
+
+namespace {
+
+using Json = nlohmann::ordered_json;
 
 void error(const std::string& message) {
   std::fprintf(stderr, "qdbuild: error: %s\n", message.c_str());

@@ -1,6 +1,8 @@
 // Entry points of the subcommands (one file each: cmd_<name>.cpp).
 #pragma once
 
+#include <string>
+
 #include "driver/exit_status.hpp"
 
 namespace qd::driver {
@@ -11,5 +13,8 @@ ExitStatus cmd_check(int argc, char** argv);
 ExitStatus cmd_explain(int argc, char** argv);
 ExitStatus cmd_store(int argc, char** argv);
 ExitStatus cmd_build(int argc, char** argv);
+
+// The store the commands use without --store: $QDBUILD_STORE, else build/qdstore (cmd_store.cpp).
+std::string default_store();
 
 }  // namespace qd::driver

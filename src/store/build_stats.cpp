@@ -16,20 +16,6 @@ namespace {
 
 constexpr std::string_view k_version_line = "# qdbuild store stats v1\n";
 
-bool write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      return false;
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
-}
-
 bool parse_record(std::string_view line, BuildStats& out) {
   long long time = 0;
   unsigned long long v[4] = {};
@@ -50,7 +36,7 @@ Result<Unit> append_build_stats(const std::string& path, const BuildStats& s) {
   // Whoever creates the log writes its version line; O_EXCL makes that one process.
   int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd >= 0) {
-    bool ok = write_all(fd, k_version_line);
+    bool ok = support::write_all(fd, k_version_line);
     ::close(fd);
     if (!ok) {
       return fail(FailureKind::io, "cannot write '" + path + "': " + std::strerror(errno));
@@ -66,7 +52,7 @@ Result<Unit> append_build_stats(const std::string& path, const BuildStats& s) {
   int n = std::snprintf(line, sizeof line,
                         "%" PRId64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", s.time,
                         s.hits, s.misses, s.compile_ms, s.saved_ms);
-  bool ok = write_all(fd, std::string_view(line, static_cast<size_t>(n)));
+  bool ok = support::write_all(fd, std::string_view(line, static_cast<size_t>(n)));
   int err = errno;
   ::close(fd);
   if (!ok) {

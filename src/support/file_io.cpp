@@ -79,17 +79,23 @@ bool write_file(const std::string& path, const std::string& data, std::string& e
     error = describe("write", path, errno);
     return false;
   }
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd.get(), data.data() + done, data.size() - done);
+  if (!write_all(fd.get(), data)) {
+    error = describe("write", path, errno);
+    return false;
+  }
+  return true;
+}
+
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
     if (n < 0) {
       if (errno == EINTR) {
         continue;
       }
-      error = describe("write", path, errno);
       return false;
     }
-    done += static_cast<size_t>(n);
+    data.remove_prefix(static_cast<size_t>(n));
   }
   return true;
 }

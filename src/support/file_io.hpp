@@ -1,7 +1,8 @@
-// Reading whole files, with error messages that name the file and say why.
+// Reading and writing whole files, with error messages that name the file and say why.
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace qd::support {
 
@@ -12,5 +13,8 @@ bool read_file(const std::string& path, std::string& out, std::string& error);
 
 // Writes `data` to `path` (truncating). On failure returns false and sets `error`.
 bool write_file(const std::string& path, const std::string& data, std::string& error);
+
+// Writes all of `data` to `fd` (retrying short writes and EINTR). False on an error (errno set).
+bool write_all(int fd, std::string_view data);
 
 }  // namespace qd::support
