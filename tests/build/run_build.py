@@ -22,24 +22,8 @@ import qdtest  # noqa: E402
 
 failures = []
 
-NDARRAY = "qd.types.ndarray(dtype=qd.f32, ndim=1)"
+NDARRAY = qdtest.NDARRAY_F32
 
-FIVE_LOOPS = f"""import quadrants as qd
-
-
-@qd.kernel
-def five(x: {NDARRAY}, y: {NDARRAY}):
-    for i in range(x.shape[0]):
-        y[i] = x[i] + 1.0
-    for i in range(x.shape[0]):
-        y[i] = y[i] * 2.0
-    for i in range(x.shape[0]):
-        x[i] = y[i] - 3.0
-    for i in range(x.shape[0]):
-        y[i] = y[i] + x[i]
-    for i in range(x.shape[0]):
-        x[i] = x[i] * 0.5
-"""
 
 SAXPY = f"""import quadrants as qd
 
@@ -117,7 +101,7 @@ def write(path, text):
 def incremental(qd, tmp):
     w = tmp / "inc"
     src = w / "src"
-    write(src / "five.py", FIVE_LOOPS)
+    write(src / "five.py", qdtest.FIVE_LOOPS)
     rc, doc, out, err = build_json(qd, w, "src")
     if not check("incremental: first build exits 0", rc == 0 and doc, f"exit {rc} {out} {err}"):
         return
@@ -127,7 +111,7 @@ def incremental(qd, tmp):
           doc["modules_linked"] == 1 and not doc["noop"] and doc["failed"] == [], doc)
 
     # Edit one loop body (same line count).
-    write(src / "five.py", FIVE_LOOPS.replace("y[i] * 2.0", "y[i] * 4.0"))
+    write(src / "five.py", qdtest.FIVE_LOOPS.replace("y[i] * 2.0", "y[i] * 4.0"))
     rc, doc, out, err = build_json(qd, w, "src")
     check("incremental: edit one loop -> 1 compiled, 4 reused",
           rc == 0 and doc and doc["tasks"] == {"total": 5, "compiled": 1, "reused": 4},
@@ -135,7 +119,7 @@ def incremental(qd, tmp):
     check("incremental: edit relinks the module", doc and doc["modules_linked"] == 1, doc)
 
     # Comment-only edit: nothing is lowered or compiled.
-    write(src / "five.py", FIVE_LOOPS.replace("y[i] * 2.0", "y[i] * 4.0")
+    write(src / "five.py", qdtest.FIVE_LOOPS.replace("y[i] * 2.0", "y[i] * 4.0")
           .replace("y[i] = x[i] + 1.0", "y[i] = x[i] + 1.0  # plus one"))
     rc, doc, out, err = build_json(qd, w, "src")
     check("incremental: comment-only edit -> nothing compiled",
@@ -171,7 +155,7 @@ def incremental(qd, tmp):
           doc["modules_linked"] == 1 and doc["kernels"] == 3, doc)
 
     # -d explain names the reason; the same store still verifies.
-    write(src / "five.py", FIVE_LOOPS.replace("y[i] * 2.0", "y[i] * 5.0"))
+    write(src / "five.py", qdtest.FIVE_LOOPS.replace("y[i] * 2.0", "y[i] * 5.0"))
     rc, out, err = run(qd, "build", "src", "--store", "st", "-d", "explain", cwd=w)
     check("explain: exits 0", rc == 0, f"exit {rc} {err}")
     check("explain: names the changed source",

@@ -9,6 +9,26 @@ ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_QDBUILD = ROOT / "build" / "bin" / "qdbuild"
 SKIP = 125  # ctest SKIP_RETURN_CODE
 
+# A kernel of five top-level loops (five offload tasks): the build and watch tests edit one loop
+# and check that only its task recompiles.
+NDARRAY_F32 = "qd.types.ndarray(dtype=qd.f32, ndim=1)"
+FIVE_LOOPS = f"""import quadrants as qd
+
+
+@qd.kernel
+def five(x: {NDARRAY_F32}, y: {NDARRAY_F32}):
+    for i in range(x.shape[0]):
+        y[i] = x[i] + 1.0
+    for i in range(x.shape[0]):
+        y[i] = y[i] * 2.0
+    for i in range(x.shape[0]):
+        x[i] = y[i] - 3.0
+    for i in range(x.shape[0]):
+        y[i] = y[i] + x[i]
+    for i in range(x.shape[0]):
+        x[i] = x[i] * 0.5
+"""
+
 # `path:line:col: error: message [QDnnn]` (the first such line is the primary diagnostic)
 ERROR_LINE = re.compile(rb"^(?P<path>.*?):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.*)$", re.M)
 

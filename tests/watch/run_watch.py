@@ -30,23 +30,7 @@ sys.path.insert(0, str(ROOT / "runtime" / "python"))
 import qdtest  # noqa: E402
 
 failures = []
-ND = "qd.types.ndarray(dtype=qd.f32, ndim=1)"
-FIVE = f"""import quadrants as qd
-
-
-@qd.kernel
-def five(x: {ND}, y: {ND}):
-    for i in range(x.shape[0]):
-        y[i] = x[i] + 1.0
-    for i in range(x.shape[0]):
-        y[i] = y[i] * 2.0
-    for i in range(x.shape[0]):
-        x[i] = y[i] - 3.0
-    for i in range(x.shape[0]):
-        y[i] = y[i] + x[i]
-    for i in range(x.shape[0]):
-        x[i] = x[i] * 0.5
-"""
+ND = qdtest.NDARRAY_F32
 ADD = f"""import quadrants as qd
 
 
@@ -121,7 +105,7 @@ def watch_suite(qd, tmp):
     w = tmp / "w"
     src = w / "src"
     (src / "pkg").mkdir(parents=True)
-    save(src / "five.py", FIVE)
+    save(src / "five.py", qdtest.FIVE_LOOPS)
     save(src / "pkg" / "adder.py", ADD)
     wt = Watcher(qd, w, "src", "--store", "st")
     try:
@@ -129,23 +113,23 @@ def watch_suite(qd, tmp):
         if not check("initial build event", ev and ev.get("event") == "build" and ev["ok"] and
                      ev["tasks"]["compiled"] == 6, ev):
             return
-        save(src / "five.py", FIVE.replace("y[i] * 2.0", "y[i] * 4.0"))
+        save(src / "five.py", qdtest.FIVE_LOOPS.replace("y[i] * 2.0", "y[i] * 4.0"))
         ev = wt.next()
         check("edit one loop -> 1 compiled, 4 reused",
               ev and ev["tasks"]["compiled"] == 1 and ev["tasks"]["reused"] == 5 and
               ev["lowered"] == ["five:five"] and ev["changed"] == ["src/five.py"], ev)
-        save(src / "five.py", FIVE.replace("y[i] * 2.0", "y[i] * 4.0") + "# a comment\n")
+        save(src / "five.py", qdtest.FIVE_LOOPS.replace("y[i] * 2.0", "y[i] * 4.0") + "# a comment\n")
         ev = wt.next()
         check("comment-only edit -> 0 compiled", ev and ev["tasks"]["compiled"] == 0 and
               ev["modules_linked"] == 0 and ev["ok"], ev)
-        save(src / "five.py", FIVE + "def (\n")
+        save(src / "five.py", qdtest.FIVE_LOOPS + "def (\n")
         ev = wt.next()
         check("syntax error -> error event", ev and not ev["ok"] and ev["errors"] >= 1 and
               "five:five" in ev["failed"] and
               any(d["severity"] == "error" for d in ev["diagnostics"]), ev)
         ids = index_ids(qd, w, "st")
         check("syntax error: previous entry still in the index", ids and "five:five" in ids, ids)
-        editor_save(src / "five.py", FIVE.replace("x[i] * 0.5", "x[i] * 0.25"))
+        editor_save(src / "five.py", qdtest.FIVE_LOOPS.replace("x[i] * 0.5", "x[i] * 0.25"))
         ev = wt.next()
         check("fix (editor temp+rename save) -> rebuilt", ev and ev["ok"] and
               ev["tasks"]["compiled"] == 1 and ev["changed"] == ["src/five.py"], ev)
