@@ -16,6 +16,16 @@ std::string loop_label(std::string text) {
   return text;
 }
 
+// qd.ndrange over every index of ndarray parameter `param` (struct-for, qd.grouped(array)).
+Val shape_ndrange(Kernel& kernel, int32_t param) {
+  Val nd;
+  nd.kind = Val::Kind::ndrange;
+  for (int32_t k = 0; k < kernel.params[param].ndim; ++k) {
+    nd.items.push_back(Val::of_tuple({Val::of_int(0), Val::of_scalar(kernel.shape(param, k))}));
+  }
+  return nd;
+}
+
 bool has_load(const Expr* e) {
   bool found = false;
   walk_expr(e, [&](const Expr& x) { found = found || x.kind == ExprKind::load; });
@@ -67,26 +77,14 @@ void Lowerer::lower_for(const ast::For* s) {
         return;
       }
       if (inner.kind == Val::Kind::array) {
-        Val nd;
-        nd.kind = Val::Kind::ndrange;
-        for (int32_t k = 0; k < m_kernel->params[inner.param].ndim; ++k) {
-          nd.items.push_back(
-              Val::of_tuple({Val::of_int(0), Val::of_scalar(m_kernel->shape(inner.param, k))}));
-        }
-        lower_ndrange_for(s, nd, true);
+        lower_ndrange_for(s, shape_ndrange(*m_kernel, inner.param), true);
         return;
       }
       type_error(s->iter->pos, "qd.grouped() takes qd.ndrange(...) or an ndarray");
     }
     case Val::Kind::array: {
       // A struct-for over an ndarray: every index of its shape.
-      Val nd;
-      nd.kind = Val::Kind::ndrange;
-      for (int32_t k = 0; k < m_kernel->params[it.param].ndim; ++k) {
-        nd.items.push_back(
-            Val::of_tuple({Val::of_int(0), Val::of_scalar(m_kernel->shape(it.param, k))}));
-      }
-      lower_ndrange_for(s, nd, false);
+      lower_ndrange_for(s, shape_ndrange(*m_kernel, it.param), false);
       return;
     }
     case Val::Kind::tuple:
