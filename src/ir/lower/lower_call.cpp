@@ -36,20 +36,36 @@ Val Lowerer::eval_call(const ast::Call* c) {
       return Val::of_py(sema::Value::none());
     }
   }
+  // A qd.template() parameter of a func binds an assignable argument (an array element, a
+  // vector component) by reference (§1.8): its place is kept beside the value read from it.
+  std::vector<bool> by_ref;
+  if (callee.kind == Val::Kind::func) {
+    by_ref = template_params(callee.def);
+  }
   std::vector<Val> args;
+  std::vector<std::optional<LValue>> refs;
   for (const ast::Expr* a : c->args) {
     if (const auto* st = a->as<ast::Starred>()) {
       for (Val& v : static_items(eval(st->value), a->pos)) {
         args.push_back(std::move(v));
+        refs.emplace_back();
       }
       continue;
     }
+    size_t k = args.size();
+    if (k < by_ref.size() && by_ref[k] && a->as<ast::Name>() == nullptr && is_lvalue_expr(a)) {
+      LValue lv = lvalue(a);
+      args.push_back(read(lv));
+      refs.emplace_back(std::move(lv));
+      continue;
+    }
     args.push_back(eval(a));
+    refs.emplace_back();
   }
   switch (callee.kind) {
     case Val::Kind::api: return call_api(callee.path, c, args);
     case Val::Kind::builtin: return call_builtin(callee.path, c, args);
-    case Val::Kind::func: return call_func(callee.def, c, args);
+    case Val::Kind::func: return call_func(callee.def, c, args, refs);
     case Val::Kind::dtype:
       if (args.size() != 1) {
         type_error(c->pos, std::string(name_of(callee.dtype)) + "() takes one argument");
@@ -688,7 +704,41 @@ Val Lowerer::cast_to_annotation(const Val& v, const ast::Expr* annotation, int32
   return v;
 }
 
-Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& args) {
+std::vector<const ast::Arg*> Lowerer::func_params(sema::DefId def) const {
+  const ast::Arguments* a = m_in.program->defs[def].args;
+  std::vector<const ast::Arg*> params;
+  for (const ast::Arg* x : a->posonlyargs) {
+    params.push_back(x);
+  }
+  for (const ast::Arg* x : a->args) {
+    params.push_back(x);
+  }
+  return params;
+}
+
+bool Lowerer::is_template_param(sema::DefId def, const ast::Arg* prm) {
+  if (prm->annotation == nullptr) {
+    return false;
+  }
+  Val ann = eval_module_expr(m_in.program->defs[def].module, prm->annotation);
+  return ann.kind == Val::Kind::api &&
+         (ann.path == "template" || ann.path == "Template" || ann.path == "types.template");
+}
+
+std::vector<bool> Lowerer::template_params(sema::DefId def) {
+  const sema::DefInfo& d = m_in.program->defs[def];
+  std::vector<bool> out;
+  if (d.role == sema::DefRole::kernel || d.args == nullptr) {
+    return out;
+  }
+  for (const ast::Arg* prm : func_params(def)) {
+    out.push_back(is_template_param(def, prm));
+  }
+  return out;
+}
+
+Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& args,
+                       std::vector<std::optional<LValue>>& refs) {
   const sema::Program& p = *m_in.program;
   const sema::DefInfo& d = p.defs[def];
   if (d.role == sema::DefRole::kernel) {
@@ -701,13 +751,7 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
     fail(c->pos, "QD205", "'" + p.def_id(def) + "' calls itself: recursion is not supported");
   }
   const ast::Arguments* a = d.args;
-  std::vector<const ast::Arg*> params;
-  for (const ast::Arg* x : a->posonlyargs) {
-    params.push_back(x);
-  }
-  for (const ast::Arg* x : a->args) {
-    params.push_back(x);
-  }
+  std::vector<const ast::Arg*> params = func_params(def);
   if (a->vararg != nullptr || a->kwarg != nullptr || a->kwonlyargs.size > 0) {
     unsupported(c->pos, "calling a function with *args, **kwargs or keyword-only parameters");
   }
@@ -716,9 +760,11 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
                            " arguments, got " + std::to_string(args.size()));
   }
   std::vector<std::optional<Val>> bound(params.size());
+  std::vector<std::optional<LValue>> bound_ref(params.size());
   std::vector<const ast::Expr*> arg_ast(params.size(), nullptr);
   for (size_t k = 0; k < args.size(); ++k) {
     bound[k] = args[k];
+    bound_ref[k] = k < refs.size() ? refs[k] : std::nullopt;
     arg_ast[k] = k < c->args.size ? c->args[k] : nullptr;
   }
   for (const ast::Keyword* kw : c->keywords) {
@@ -731,7 +777,13 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
         if (bound[k]) {
           type_error(kw->pos, "argument '" + std::string(kw->arg) + "' given twice");
         }
-        bound[k] = eval(kw->value);
+        if (kw->value->as<ast::Name>() == nullptr && is_template_param(def, params[k]) &&
+            is_lvalue_expr(kw->value)) {
+          bound_ref[k] = lvalue(kw->value);
+          bound[k] = read(*bound_ref[k]);
+        } else {
+          bound[k] = eval(kw->value);
+        }
         arg_ast[k] = kw->value;
         found = true;
       }
@@ -782,13 +834,16 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
       if (by_ref && arg_ast[k] != nullptr && arg_ast[k]->as<ast::Name>() != nullptr) {
         b = find_local(arg_ast[k]->as<ast::Name>()->id);  // the caller's variable itself
       }
+      if (b == nullptr && by_ref && bound_ref[k]) {
+        b = std::make_shared<Binding>();  // the caller's array element / vector component
+        b->kind = Binding::Kind::ref;
+        b->ref = *bound_ref[k];
+      }
       if (b == nullptr) {
         b = std::make_shared<Binding>();
         b->kind = Binding::Kind::value;
         b->value = v;
-        if (by_ref && v.kind == Val::Kind::tensor) {
-          b->value = v;
-        }
+        b->template_arg = by_ref;
       }
       bindings.emplace_back(name, b);
       continue;

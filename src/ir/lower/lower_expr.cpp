@@ -138,6 +138,7 @@ Val Lowerer::eval_name(const ast::Name* n) {
         return Val::of_tensor(std::move(elems), b->rows, b->cols, b->dtype);
       }
       case Binding::Kind::value: return b->value;
+      case Binding::Kind::ref: return read(b->ref);
     }
   }
   return global(frame().module, n->id, n->pos);

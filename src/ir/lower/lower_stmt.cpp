@@ -29,6 +29,16 @@ const char* stmt_name(ast::StmtKind k) {
 
 }  // namespace
 
+namespace {
+
+std::string not_assignable(std::string_view name) {
+  return "cannot assign to the qd.template() parameter '" + std::string(name) +
+         "': its argument is not assignable (pass a local variable, an array element or a "
+         "vector/matrix component to let a func write it)";
+}
+
+}  // namespace
+
 bool Lowerer::stopped() const { return m_jump != Jump::none || m_frames.back().returned; }
 
 void Lowerer::lower_body(const ast::Seq<ast::Stmt*>& body) {
@@ -196,7 +206,20 @@ void Lowerer::assign_name(std::string_view name, const Val& value, const ast::Po
       }
       return;
     }
+    case Binding::Kind::ref: {
+      if (annotated) {
+        fail(pos, "QD204",
+             "'" + std::string(name) +
+                 "' is a qd.template() parameter bound to the caller's value; it cannot be "
+                 "re-annotated");
+      }
+      write(b->ref, value, pos);  // stores into the caller's place (§1.8)
+      return;
+    }
     case Binding::Kind::value: {
+      if (b->template_arg) {
+        fail(pos, "QD204", not_assignable(name));
+      }
       // A name bound to a compile-time value is rebound, in the scope that holds it.
       Scope saved = frame().scopes.back();
       BindingRef nb = declare(name, value, pos, annotated);
@@ -210,7 +233,7 @@ void Lowerer::assign_name(std::string_view name, const Val& value, const ast::Po
 void Lowerer::assign_to(const ast::Expr* target, const Val& value, const ast::Pos& pos,
                         std::optional<DType> annotated) {
   if (const auto* n = target->as<ast::Name>()) {
-    if (BindingRef b = find_local(n->id); b != nullptr && b->immutable) {
+    if (BindingRef b = find_local(n->id); b != nullptr && (b->immutable || b->template_arg)) {
       assign_name(n->id, value, n->pos, annotated);  // reports the target
     }
     assign_name(n->id, value, pos, annotated);
@@ -378,6 +401,13 @@ void Lowerer::lower_return(const ast::Return* s) {
 // --- lvalues ---------------------------------------------------------------------------------
 
 Lowerer::LValue Lowerer::lvalue_of_binding(const BindingRef& b, const ast::Expr* at) {
+  if (b->kind == Binding::Kind::ref) {
+    return b->ref;
+  }
+  if (b->template_arg) {
+    const auto* n = at->as<ast::Name>();
+    fail(at->pos, "QD204", not_assignable(n != nullptr ? n->id : std::string_view("it")));
+  }
   LValue lv;
   if (b->kind == Binding::Kind::var) {
     lv.kind = LValue::Kind::var;
@@ -400,6 +430,55 @@ Lowerer::LValue Lowerer::lvalue_of_binding(const BindingRef& b, const ast::Expr*
     return lv;
   }
   unsupported(at->pos, "assigning to " + b->value.describe());
+}
+
+namespace {
+
+// A swizzle that lvalue() can assign through: 1-4 letters of one of xyzw / rgba / stpq.
+bool is_swizzle(std::string_view attr) {
+  if (attr.empty() || attr.size() > 4) {
+    return false;
+  }
+  for (std::string_view set : {"xyzw", "rgba", "stpq"}) {
+    if (attr.find_first_not_of(set) == std::string_view::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Lowerer::is_lvalue_expr(const ast::Expr* target) {
+  if (const auto* n = target->as<ast::Name>()) {
+    BindingRef b = find_local(n->id);
+    return b != nullptr && b->kind != Binding::Kind::value && !b->immutable;
+  }
+  if (const auto* s = target->as<ast::Subscript>()) {
+    if (s->slice->as<ast::Slice>() != nullptr) {
+      return false;
+    }
+    if (const auto* n = s->value->as<ast::Name>()) {
+      BindingRef b = find_local(n->id);
+      if (b == nullptr) {
+        return false;
+      }
+      switch (b->kind) {
+        case Binding::Kind::value: return b->value.kind == Val::Kind::array;
+        case Binding::Kind::tensor_var: return !b->immutable;
+        case Binding::Kind::ref: return b->ref.kind == LValue::Kind::tensor;
+        case Binding::Kind::var: return false;
+      }
+      return false;
+    }
+    return (s->value->as<ast::Subscript>() != nullptr ||
+            s->value->as<ast::Attribute>() != nullptr) &&
+           is_lvalue_expr(s->value);
+  }
+  if (const auto* a = target->as<ast::Attribute>()) {
+    return is_swizzle(a->attr) && is_lvalue_expr(a->value);
+  }
+  return false;
 }
 
 Lowerer::LValue Lowerer::lvalue(const ast::Expr* target) {
@@ -581,7 +660,7 @@ Lowerer::LValue Lowerer::dynamic_element(const LValue& base, const std::vector<V
   lv.kind = LValue::Kind::dynamic;
   lv.type = base.type;
   lv.parts = base.parts;
-  lv.index = materialize(Val::of_scalar(flat), pos).expr;
+  lv.index = flat;  // evaluated where the place is used (write() copies it into a variable)
   return lv;
 }
 
@@ -614,10 +693,11 @@ void Lowerer::write(const LValue& lv, const Val& v, const ast::Pos& pos) {
   switch (lv.kind) {
     case LValue::Kind::dynamic: {
       const Expr* value = materialize(Val::of_scalar(to_typed(v, lv.type, pos)), pos).expr;
+      const Expr* index = materialize(Val::of_scalar(lv.index), pos).expr;
       Block* saved = m_block;
       for (size_t i = 0; i < lv.parts.size(); ++i) {
         Stmt* st = emit(StmtKind::if_, pos);
-        st->cond = m_kernel->binary(BinOp::eq, DType::u1, lv.index,
+        st->cond = m_kernel->binary(BinOp::eq, DType::u1, index,
                                     m_kernel->constant_int(DType::i32, static_cast<int64_t>(i)));
         m_block = &st->then_body;
         write(lv.parts[i], Val::of_scalar(value), pos);

@@ -91,17 +91,11 @@ private:
   void pop_scope() { frame().scopes.pop_back(); }
   bool stopped() const;
 
-  // Lvalues: a scalar variable, an array element, or a tensor of them.
-  struct LValue {
-    // dynamic: one of `parts` (scalars) chosen by the runtime i32 `index`.
-    enum class Kind : uint8_t { var, element, tensor, dynamic } kind = Kind::var;
-    int32_t var = -1;
-    int32_t array = -1;
-    const Expr* index = nullptr;
-    DType type = DType::i32;
-    std::vector<LValue> parts;  // tensor: row-major
-    int32_t rows = 0, cols = 0;
-  };
+  // Lvalues: a scalar variable, an array element, or a tensor of them (val.hpp).
+  using LValue = lower::LValue;
+  // Whether `target` names an assignable place (what lvalue() accepts), decided without
+  // evaluating anything: a qd.template() argument that is one is bound by reference.
+  bool is_lvalue_expr(const ast::Expr* target);
   LValue lvalue(const ast::Expr* target);
   LValue lvalue_of_binding(const BindingRef& b, const ast::Expr* at);
   LValue dynamic_element(const LValue& base, const std::vector<Val>& idx, const ast::Pos& pos);
@@ -158,7 +152,11 @@ private:
   Val call_builtin(const std::string& name, const ast::Call* c, std::vector<Val>& args);
   Val call_math(const std::string& name, const ast::Call* c, std::vector<Val>& args);
   Val call_atomic(const std::string& name, const ast::Call* c);
-  Val call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& args);
+  Val call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& args,
+                std::vector<std::optional<LValue>>& refs);
+  std::vector<const ast::Arg*> func_params(sema::DefId def) const;  // positional, in order
+  bool is_template_param(sema::DefId def, const ast::Arg* prm);
+  std::vector<bool> template_params(sema::DefId def);  // per positional parameter
   Val call_method(const Val& method, const ast::Call* c, std::vector<Val>& args);
   Val unary_math(UnOp op, const Val& v, const ast::Pos& pos, bool int_to_float, bool int_ok);
   Val min_max(bool is_max, std::vector<Val>& args, const ast::Pos& pos);

@@ -63,16 +63,35 @@ struct Val {
   std::string describe() const;  // for messages: "a runtime i32 value", "the tuple (1, 2)", ...
 };
 
+// A place that can be assigned: a scalar variable, an array element, or a tensor of them.
+struct LValue {
+  // dynamic: one of `parts` (scalars) chosen by the runtime i32 `index`.
+  enum class Kind : uint8_t { var, element, tensor, dynamic } kind = Kind::var;
+  int32_t var = -1;
+  int32_t array = -1;
+  const Expr* index = nullptr;  // element: the flat element index (an expression tree that is
+                                // evaluated where the place is used, as Quadrants re-evaluates
+                                // an index expression at every use)
+  DType type = DType::i32;
+  std::vector<LValue> parts;  // tensor: row-major
+  int32_t rows = 0, cols = 0;
+};
+
 // What a local name is bound to.
 struct Binding {
-  enum class Kind : uint8_t { var, tensor_var, value };
+  // ref: a qd.template() func parameter bound to an assignable place of the caller (an array
+  // element, a vector component, ...): reads load it, assignments store into it (§1.8).
+  enum class Kind : uint8_t { var, tensor_var, value, ref };
   Kind kind = Kind::value;
   int32_t var = -1;            // var: the scalar variable
   std::vector<int32_t> vars;   // tensor_var: one variable per element, row-major
   int32_t rows = 0, cols = 0;  // tensor_var shape
   DType dtype = DType::i32;    // tensor_var element type
   Val value;                   // value: a compile-time value (or array / func / ...)
+  LValue ref;                  // ref: the caller's place
   bool immutable = false;      // kernel parameters, loop variables
+  bool template_arg = false;   // value: a qd.template() func parameter bound to a value that
+                               // is not assignable (Quadrants: "non-writable target")
   std::string what;            // "kernel argument", "loop variable" (for messages)
 };
 

@@ -124,3 +124,25 @@ def loop_var_assign(a: A) -> None:
 def isnan_of_int(a: A) -> None:
     for i in range(a.shape[0]):
         a[i] = qd.math.isnan(i)  # expect: 126:16 QD202 isnan() takes real inputs only
+
+
+@qd.func
+def set_seven(t: qd.template()):
+    t = 7  # expect: 131:5 QD204 cannot assign to the qd.template() parameter 't'
+
+
+@qd.kernel
+def template_not_assignable(a: A) -> None:
+    for i in range(a.shape[0]):
+        set_seven(a[i] + 1)
+
+
+@qd.func
+def bump(t: qd.template()):
+    t += 1  # expect: 142:5 QD204 cannot assign to the qd.template() parameter 't'
+
+
+@qd.kernel
+def template_constant_aug(a: A) -> None:
+    for i in range(a.shape[0]):
+        bump(3)

@@ -14,7 +14,7 @@ from .lvalues import ArrayLV, CellLV, ComponentLV
 from .ndarray import ArrayArg
 from .ops import binop, cast, is_typed, logical, truth, typed, unop
 from .tensor_methods import swizzle_indices
-from .values import Cell, Scalar, Tensor
+from .values import Cell, LazyValue, Scalar, Tensor
 
 _BIN = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
         ast.Mod: "%", ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&",
@@ -229,6 +229,22 @@ class ExpressionEvaluator:
         return out
 
     # --- places ---------------------------------------------------------------------------
+    def is_place(self, node):
+        """Whether `node` is an assignable place (what lvalue() accepts), without evaluating
+        anything but names."""
+        if isinstance(node, ast.Name):
+            return isinstance(self.lookup(node.id), Cell) and node.id not in self.immutable
+        if isinstance(node, ast.Subscript):
+            if isinstance(node.value, ast.Name):
+                v = self.lookup(node.value.id)
+                return isinstance(v, ArrayArg) or (isinstance(v, Cell) and isinstance(
+                    v.value, Tensor) and not isinstance(v, LazyValue))
+            return isinstance(node.value, (ast.Subscript, ast.Attribute)) and self.is_place(
+                node.value)
+        if isinstance(node, ast.Attribute):
+            return swizzle_indices(node.attr) is not None and self.is_place(node.value)
+        return False
+
     def lvalue(self, node):
         if isinstance(node, ast.Name):
             v = self.lookup(node.id)

@@ -64,6 +64,7 @@ class Interpreter(ExpressionEvaluator):
         self.is_kernel = is_kernel
         self.scopes = [{}]
         self.immutable = set()
+        self.fixed_templates = set()  # qd.template() params bound to compile-time values
 
     # --- scopes ---------------------------------------------------------------------------
     def run_block(self, stmts, new_scope=True):
@@ -87,6 +88,9 @@ class Interpreter(ExpressionEvaluator):
             raise SyntaxError(f'Kernel argument "{name}" is immutable in the kernel '
                               f"(line {node.lineno})")
         scope = self.find_local(name)
+        if scope is self.scopes[0] and name in self.fixed_templates:
+            raise SyntaxError(f"Variable '{name}' cannot be assigned. Maybe it is not a Quadrants "
+                              f"object? (line {node.lineno})")
         if scope is not None and isinstance(scope[name], Cell):
             if not self.ctx.dry:
                 scope[name].value = coerce(value, scope[name].value)

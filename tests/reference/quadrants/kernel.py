@@ -16,7 +16,7 @@ from .interpreter import Context, Interpreter, ReturnSignal, declare_value
 from .matrix import MatrixType, VectorType, as_tensor
 from .ndarray import ArrayArg, NdarrayType
 from .ops import cast, constant, is_typed, typed
-from .values import Cell, Scalar, Tensor
+from .values import Cell, LazyValue, PlaceCell, Scalar, Tensor
 
 
 class Template:
@@ -158,6 +158,8 @@ class Func(_Callable):
                 raise TypeError(f"{self.__qualname__}() missing argument '{p.name}'")
             ann = self.annotations.get(p.name, inspect.Signature.empty)
             scope[p.name] = self.bind_param(caller, node, ann)
+            if is_template(ann) and not isinstance(scope[p.name], Cell):
+                callee.fixed_templates.add(p.name)
         result = self.run_body(callee)
         return cast_return(result, self.annotations.get("return"))
 
@@ -168,7 +170,12 @@ class Func(_Callable):
                 entry = caller.lookup(node.id)
                 if isinstance(entry, Cell):
                     return entry  # by reference: the callee writes the caller's variable
-            return caller.eval(node)
+            if caller.is_place(node):
+                return PlaceCell(caller, node)  # an array element, a vector component
+            value = caller.eval(node)
+            if isinstance(value, (Scalar, Tensor)):
+                return LazyValue(caller, node)
+            return value
         value = caller.eval(node)
         if isinstance(ann, NdarrayType) or isinstance(value, ArrayArg):
             return value

@@ -74,3 +74,43 @@ class Cell:
 
     def __repr__(self):
         return f"Cell({self.value!r})"
+
+
+class PlaceCell(Cell):
+    """A qd.template() func parameter bound to an assignable place of the caller (an ndarray
+    element, a vector component, ...): reads and writes go to that place. The place's expression
+    is evaluated again at every use, in the caller's scopes, as Quadrants re-evaluates the Expr it
+    binds (`f(x[j], j)` with `j += 1` in f writes x[j + 1])."""
+
+    __slots__ = ("caller", "node")
+
+    def __init__(self, caller, node):  # pylint: disable=super-init-not-called
+        self.caller = caller
+        self.node = node
+
+    @property
+    def value(self):
+        return self.caller.lvalue(self.node).get()
+
+    @value.setter
+    def value(self, v):
+        self.caller.lvalue(self.node).set(v)
+
+
+class LazyValue(Cell):
+    """A qd.template() func parameter bound to a runtime value that is not a place (`f(x[i] + 1)`):
+    evaluated again at every use; assigning to it is an error, as in Quadrants."""
+
+    __slots__ = ("caller", "node")
+
+    def __init__(self, caller, node):  # pylint: disable=super-init-not-called
+        self.caller = caller
+        self.node = node
+
+    @property
+    def value(self):
+        return self.caller.eval(self.node)
+
+    @value.setter
+    def value(self, v):
+        raise SyntaxError("cannot use a non-writable target as the first operand of 'assign'")
