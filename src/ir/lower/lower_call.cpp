@@ -36,14 +36,13 @@ Val Lowerer::eval_call(const ast::Call* c) {
       return Val::of_py(sema::Value::none());
     }
   }
-  // A qd.template() parameter of a func binds an assignable argument (an array element, a
-  // vector component) by reference (§1.8): its place is kept beside the value read from it.
+  // A qd.template() parameter of a func binds its argument by reference (§1.8).
   std::vector<bool> by_ref;
   if (callee.kind == Val::Kind::func) {
     by_ref = template_params(callee.def);
   }
   std::vector<Val> args;
-  std::vector<std::optional<LValue>> refs;
+  std::vector<BindingRef> refs;
   for (const ast::Expr* a : c->args) {
     if (const auto* st = a->as<ast::Starred>()) {
       for (Val& v : static_items(eval(st->value), a->pos)) {
@@ -53,10 +52,10 @@ Val Lowerer::eval_call(const ast::Call* c) {
       continue;
     }
     size_t k = args.size();
-    if (k < by_ref.size() && by_ref[k] && a->as<ast::Name>() == nullptr && is_lvalue_expr(a)) {
-      LValue lv = lvalue(a);
-      args.push_back(read(lv));
-      refs.emplace_back(std::move(lv));
+    if (k < by_ref.size() && by_ref[k]) {
+      Val v;
+      refs.push_back(bind_by_reference(a, v, "qd.template() parameter"));
+      args.push_back(std::move(v));
       continue;
     }
     args.push_back(eval(a));
@@ -737,8 +736,32 @@ std::vector<bool> Lowerer::template_params(sema::DefId def) {
   return out;
 }
 
+BindingRef Lowerer::bind_by_reference(const ast::Expr* e, Val& value, const char* what) {
+  if (const auto* n = e->as<ast::Name>()) {
+    if (BindingRef b = find_local(n->id)) {
+      value = eval(e);
+      return b;  // the caller's variable itself
+    }
+  }
+  auto b = std::make_shared<Binding>();
+  if (is_lvalue_expr(e)) {
+    b->kind = Binding::Kind::ref;  // an array element, a vector / matrix component
+    b->ref = lvalue(e);
+    value = read(b->ref);
+    return b;
+  }
+  // Any other value: read again at every use (a runtime expression is not copied), and not
+  // assignable (Quadrants: "non-writable target" / "cannot be assigned").
+  value = eval(e);
+  b->kind = Binding::Kind::value;
+  b->value = value;
+  b->fixed = true;
+  b->what = what;
+  return b;
+}
+
 Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& args,
-                       std::vector<std::optional<LValue>>& refs) {
+                       std::vector<BindingRef>& refs) {
   const sema::Program& p = *m_in.program;
   const sema::DefInfo& d = p.defs[def];
   if (d.role == sema::DefRole::kernel) {
@@ -760,11 +783,11 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
                            " arguments, got " + std::to_string(args.size()));
   }
   std::vector<std::optional<Val>> bound(params.size());
-  std::vector<std::optional<LValue>> bound_ref(params.size());
+  std::vector<BindingRef> bound_ref(params.size());
   std::vector<const ast::Expr*> arg_ast(params.size(), nullptr);
   for (size_t k = 0; k < args.size(); ++k) {
     bound[k] = args[k];
-    bound_ref[k] = k < refs.size() ? refs[k] : std::nullopt;
+    bound_ref[k] = k < refs.size() ? refs[k] : nullptr;
     arg_ast[k] = k < c->args.size ? c->args[k] : nullptr;
   }
   for (const ast::Keyword* kw : c->keywords) {
@@ -777,10 +800,10 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
         if (bound[k]) {
           type_error(kw->pos, "argument '" + std::string(kw->arg) + "' given twice");
         }
-        if (kw->value->as<ast::Name>() == nullptr && is_template_param(def, params[k]) &&
-            is_lvalue_expr(kw->value)) {
-          bound_ref[k] = lvalue(kw->value);
-          bound[k] = read(*bound_ref[k]);
+        if (is_template_param(def, params[k])) {
+          Val v;
+          bound_ref[k] = bind_by_reference(kw->value, v, "qd.template() parameter");
+          bound[k] = std::move(v);
         } else {
           bound[k] = eval(kw->value);
         }
@@ -830,20 +853,13 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
         type_error(arg_ast[k] != nullptr ? arg_ast[k]->pos : c->pos,
                    "parameter '" + name + "' is an ndarray, got " + v.describe());
       }
-      BindingRef b;
-      if (by_ref && arg_ast[k] != nullptr && arg_ast[k]->as<ast::Name>() != nullptr) {
-        b = find_local(arg_ast[k]->as<ast::Name>()->id);  // the caller's variable itself
-      }
-      if (b == nullptr && by_ref && bound_ref[k]) {
-        b = std::make_shared<Binding>();  // the caller's array element / vector component
-        b->kind = Binding::Kind::ref;
-        b->ref = *bound_ref[k];
-      }
+      BindingRef b = by_ref ? bound_ref[k] : nullptr;
       if (b == nullptr) {
-        b = std::make_shared<Binding>();
+        b = std::make_shared<Binding>();  // an ndarray, or a default value
         b->kind = Binding::Kind::value;
         b->value = v;
-        b->template_arg = by_ref;
+        b->fixed = by_ref;
+        b->what = "qd.template() parameter";
       }
       bindings.emplace_back(name, b);
       continue;

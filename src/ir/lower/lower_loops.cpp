@@ -45,6 +45,10 @@ void Lowerer::lower_for(const ast::For* s) {
   if (!s->orelse.empty()) {
     fail(s->pos, "QD205", "'for ... else' is not supported in kernels");
   }
+  if (const ast::Seq<ast::Expr*>* elts = static_display(s)) {
+    lower_static_display_for(s, *elts);
+    return;
+  }
   Val it = eval(s->iter);
   switch (it.kind) {
     case Val::Kind::range:
@@ -219,20 +223,75 @@ std::vector<Val> Lowerer::static_items(const Val& it, const ast::Pos& pos) {
   fail(pos, "QD206", "cannot iterate over " + it.describe() + " at compile time");
 }
 
+const ast::Seq<ast::Expr*>* Lowerer::static_display(const ast::For* s) {
+  if (s->target->as<ast::Name>() == nullptr) {
+    return nullptr;
+  }
+  const ast::Expr* iter = s->iter;
+  if (const auto* c = iter->as<ast::Call>()) {
+    if (c->args.size != 1 || c->keywords.size != 0) {
+      return nullptr;
+    }
+    Val callee = eval(c->func);
+    if (callee.kind != Val::Kind::api || callee.path != "static") {
+      return nullptr;
+    }
+    iter = c->args[0];
+  }
+  const ast::Seq<ast::Expr*>* elts = nullptr;
+  if (const auto* t = iter->as<ast::Tuple>()) {
+    elts = &t->elts;
+  } else if (const auto* l = iter->as<ast::List>()) {
+    elts = &l->elts;
+  } else {
+    return nullptr;
+  }
+  for (const ast::Expr* e : *elts) {
+    if (e->as<ast::Starred>() != nullptr) {
+      return nullptr;
+    }
+  }
+  return elts;
+}
+
+void Lowerer::lower_static_display_for(const ast::For* s, const ast::Seq<ast::Expr*>& elts) {
+  // The display is built first; each element binds the loop variable as a func's
+  // qd.template() parameter is bound (Quadrants iterates over the elements' Exprs): a place is
+  // assigned through, another runtime value is read again at every use.
+  std::vector<BindingRef> items;
+  for (const ast::Expr* e : elts) {
+    Val v;
+    items.push_back(bind_by_reference(e, v, "qd.static loop variable"));
+  }
+  const std::string name(s->target->as<ast::Name>()->id);
+  m_loops.push_back(Loop{Loop::Kind::static_, frame().runtime_depth, m_frames.size() - 1});
+  for (const BindingRef& b : items) {
+    push_scope();
+    frame().scopes.back()[name] = b;
+    lower_stmts(s->body);
+    pop_scope();
+    Jump j = m_jump;
+    m_jump = Jump::none;
+    if (j == Jump::break_ || frame().returned) {
+      break;
+    }
+  }
+  m_loops.pop_back();
+}
+
 void Lowerer::lower_static_for(const ast::For* s, const Val& iterable) {
   std::vector<Val> items = static_items(iterable, s->iter->pos);
   m_loops.push_back(Loop{Loop::Kind::static_, frame().runtime_depth, m_frames.size() - 1});
   // Binds the target to compile-time values (a tuple target unpacks).
   std::function<void(const ast::Expr*, const Val&)> bind = [&](const ast::Expr* t, const Val& v) {
     if (const auto* n = t->as<ast::Name>()) {
+      // A compile-time value or a runtime value read again at every use (Quadrants binds the
+      // item itself); either way not assignable.
       auto b = std::make_shared<Binding>();
-      if (v.kind == Val::Kind::scalar && v.expr->kind != ExprKind::constant) {
-        b->kind = Binding::Kind::value;
-        b->value = materialize(v, s->pos);
-      } else {
-        b->kind = Binding::Kind::value;
-        b->value = v;
-      }
+      b->kind = Binding::Kind::value;
+      b->value = v;
+      b->fixed = true;
+      b->what = "qd.static loop variable";
       frame().scopes.back()[std::string(n->id)] = b;
       return;
     }

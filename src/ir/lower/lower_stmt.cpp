@@ -31,10 +31,10 @@ const char* stmt_name(ast::StmtKind k) {
 
 namespace {
 
-std::string not_assignable(std::string_view name) {
-  return "cannot assign to the qd.template() parameter '" + std::string(name) +
-         "': its argument is not assignable (pass a local variable, an array element or a "
-         "vector/matrix component to let a func write it)";
+std::string not_assignable(const Binding& b, std::string_view name) {
+  return "cannot assign to the " + b.what + " '" + std::string(name) +
+         "': the value bound to it is not assignable (a local variable, an array element or a "
+         "vector/matrix component is)";
 }
 
 }  // namespace
@@ -217,8 +217,8 @@ void Lowerer::assign_name(std::string_view name, const Val& value, const ast::Po
       return;
     }
     case Binding::Kind::value: {
-      if (b->template_arg) {
-        fail(pos, "QD204", not_assignable(name));
+      if (b->fixed) {
+        fail(pos, "QD204", not_assignable(*b, name));
       }
       // A name bound to a compile-time value is rebound, in the scope that holds it.
       Scope saved = frame().scopes.back();
@@ -233,7 +233,7 @@ void Lowerer::assign_name(std::string_view name, const Val& value, const ast::Po
 void Lowerer::assign_to(const ast::Expr* target, const Val& value, const ast::Pos& pos,
                         std::optional<DType> annotated) {
   if (const auto* n = target->as<ast::Name>()) {
-    if (BindingRef b = find_local(n->id); b != nullptr && (b->immutable || b->template_arg)) {
+    if (BindingRef b = find_local(n->id); b != nullptr && (b->immutable || b->fixed)) {
       assign_name(n->id, value, n->pos, annotated);  // reports the target
     }
     assign_name(n->id, value, pos, annotated);
@@ -404,9 +404,9 @@ Lowerer::LValue Lowerer::lvalue_of_binding(const BindingRef& b, const ast::Expr*
   if (b->kind == Binding::Kind::ref) {
     return b->ref;
   }
-  if (b->template_arg) {
+  if (b->fixed) {
     const auto* n = at->as<ast::Name>();
-    fail(at->pos, "QD204", not_assignable(n != nullptr ? n->id : std::string_view("it")));
+    fail(at->pos, "QD204", not_assignable(*b, n != nullptr ? n->id : std::string_view("it")));
   }
   LValue lv;
   if (b->kind == Binding::Kind::var) {

@@ -109,6 +109,10 @@ private:
   void lower_for(const ast::For* s);
   void lower_while(const ast::While* s);
   void lower_static_for(const ast::For* s, const Val& iterable);
+  // `for x in qd.static((a, b[i], ...))` (or a list, or a display without qd.static) with one
+  // loop variable: the display's elements; nullptr for any other loop.
+  const ast::Seq<ast::Expr*>* static_display(const ast::For* s);
+  void lower_static_display_for(const ast::For* s, const ast::Seq<ast::Expr*>& elts);
   void lower_range_for(const ast::For* s, const Expr* begin, const Expr* end);
   void lower_ndrange_for(const ast::For* s, const Val& ndrange, bool grouped);
   void lower_break_continue(const ast::Stmt* s, bool is_break);
@@ -153,7 +157,12 @@ private:
   Val call_math(const std::string& name, const ast::Call* c, std::vector<Val>& args);
   Val call_atomic(const std::string& name, const ast::Call* c);
   Val call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& args,
-                std::vector<std::optional<LValue>>& refs);
+                std::vector<BindingRef>& refs);
+  // The binding of a by-reference name for the argument `e` (a qd.template() parameter, a
+  // qd.static loop variable over a display): the caller's variable, a place (ref), or the
+  // value read again at every use, not assignable (`what` names it in messages). `value`: the
+  // argument's value now.
+  BindingRef bind_by_reference(const ast::Expr* e, Val& value, const char* what);
   std::vector<const ast::Arg*> func_params(sema::DefId def) const;  // positional, in order
   bool is_template_param(sema::DefId def, const ast::Arg* prm);
   std::vector<bool> template_params(sema::DefId def);  // per positional parameter

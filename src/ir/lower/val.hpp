@@ -90,9 +90,9 @@ struct Binding {
   Val value;                   // value: a compile-time value (or array / func / ...)
   LValue ref;                  // ref: the caller's place
   bool immutable = false;      // kernel parameters, loop variables
-  bool template_arg = false;   // value: a qd.template() func parameter bound to a value that
-                               // is not assignable (Quadrants: "non-writable target")
-  std::string what;            // "kernel argument", "loop variable" (for messages)
+  bool fixed = false;          // value: a qd.template() func parameter or qd.static loop
+                               // variable bound to a value that is not assignable (`what`)
+  std::string what;            // "kernel argument", "loop variable", "qd.template() parameter"
 };
 
 using BindingRef = std::shared_ptr<Binding>;

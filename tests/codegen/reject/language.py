@@ -146,3 +146,10 @@ def bump(t: qd.template()):
 def template_constant_aug(a: A) -> None:
     for i in range(a.shape[0]):
         bump(3)
+
+
+@qd.kernel
+def static_loop_var_assign(a: A) -> None:
+    for k in qd.static(range(2)):
+        k = 5  # expect: 154:9 QD204 cannot assign to the qd.static loop variable 'k'
+        a[k] = 1

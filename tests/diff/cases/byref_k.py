@@ -131,3 +131,23 @@ def serial_dynamic(x: qd.types.NDArray[qd.i32, 1], out: qd.types.NDArray[qd.i32,
     add3(v[x[1]])
     for t in range(3):
         out[t] = v[t]
+
+
+@qd.kernel
+def static_display_places(x: qd.types.NDArray[qd.i32, 1], out: qd.types.NDArray[qd.i32, 1]) -> None:
+    for i in range(1):
+        s = 1
+        t = 2
+        for a in qd.static((s, t)):  # the loop variable is each element itself
+            a += 10
+        for b in qd.static([x[0], x[1]]):
+            b = s + t
+        v = qd.Vector([1, 2, 3])
+        for c in qd.static((v[0], v.z)):
+            c *= 5
+        for d in qd.static((s * 2, t)):  # s * 2 is evaluated where d is used
+            s += 1
+            out[3] += d
+        out[0] = s
+        out[1] = t
+        out[2] = v[0] + v[1] * 10 + v[2] * 100

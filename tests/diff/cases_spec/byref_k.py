@@ -27,4 +27,7 @@ CASES = [
     {"name": "byref_serial_dynamic", "kernel": "byref_k:serial_dynamic",
      "args": [arr("i32", (2,), [2, 0]), arr("i32", (3,))], "outputs": [1],
      "expected": {1: [3, 0, 9]}},
+    {"name": "byref_static_display", "kernel": "byref_k:static_display_places",
+     "args": [arr("i32", (3,)), arr("i32", (4,))], "outputs": [0, 1],
+     "expected": {0: [23, 23, 0], 1: [13, 12, 1525, 36]}},
 ]

@@ -43,6 +43,17 @@ class Context:
         self.dry = 0  # > 0 while evaluating an untaken ternary side for its type only
 
 
+class Scope(dict):
+    """A block's names. `fixed`: names bound to values that cannot be assigned (qd.template()
+    parameters and qd.static loop variables bound to compile-time values, ...)."""
+
+    __slots__ = ("fixed",)
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.fixed = set()
+
+
 def declare_value(value):
     """expr_init: what a new variable holds for a first assignment of `value`."""
     if isinstance(value, Tensor):
@@ -62,14 +73,13 @@ class Interpreter(ExpressionEvaluator):
         self.globals = fn_globals
         self.closure = closure
         self.is_kernel = is_kernel
-        self.scopes = [{}]
+        self.scopes = [Scope()]
         self.immutable = set()
-        self.fixed_templates = set()  # qd.template() params bound to compile-time values
 
     # --- scopes ---------------------------------------------------------------------------
     def run_block(self, stmts, new_scope=True):
         if new_scope:
-            self.scopes.append({})
+            self.scopes.append(Scope())
         try:
             for stmt in stmts:
                 self.exec_stmt(stmt)
@@ -88,7 +98,7 @@ class Interpreter(ExpressionEvaluator):
             raise SyntaxError(f'Kernel argument "{name}" is immutable in the kernel '
                               f"(line {node.lineno})")
         scope = self.find_local(name)
-        if scope is self.scopes[0] and name in self.fixed_templates:
+        if isinstance(scope, Scope) and name in scope.fixed:
             raise SyntaxError(f"Variable '{name}' cannot be assigned. Maybe it is not a Quadrants "
                               f"object? (line {node.lineno})")
         if scope is not None and isinstance(scope[name], Cell):
@@ -203,6 +213,11 @@ class Interpreter(ExpressionEvaluator):
         if node.orelse:
             raise SyntaxError("'else' clause for 'for' not supported")
         top_level = self.is_kernel and len(self.scopes) == 1
+        display = self.static_display(node)
+        if display is not None:
+            # Each element binds the loop variable as a qd.template() parameter is bound.
+            self.static_for(node, [self.bind_reference(e) for e in display], by_reference=True)
+            return
         if is_static_call(node.iter, self):
             self.static_for(node, self.eval(node.iter))
             return
@@ -225,6 +240,8 @@ class Interpreter(ExpressionEvaluator):
                 bound = {names[0]: Tensor(dt.i32, (len(idx),), idx)}
             else:
                 bound = {n: Scalar(dt.i32, i) for n, i in zip(names, idx)}
+            bound = Scope(bound)
+            bound.fixed.update(bound)  # loop variables are immutable
             self.scopes.append(bound)
             try:
                 self.run_block(node.body)
@@ -237,16 +254,52 @@ class Interpreter(ExpressionEvaluator):
             finally:
                 self.scopes.pop()
 
-    def static_for(self, node, iterable):
+    def static_display(self, node):
+        """The elements of `for x in qd.static((a, b[i], ...))` (a list, or a display without
+        qd.static), None for any other loop."""
+        if not isinstance(node.target, ast.Name):
+            return None
+        it = node.iter
+        if isinstance(it, ast.Call) and len(it.args) == 1 and not it.keywords and \
+                is_static_call(it, self):
+            it = it.args[0]
+        if not isinstance(it, (ast.Tuple, ast.List)) or any(
+                isinstance(e, ast.Starred) for e in it.elts):
+            return None
+        return it.elts
+
+    def bind_reference(self, node):
+        """What a by-reference name bound to the argument `node` holds: the caller's variable, a
+        place (an array element, a vector component), a runtime value read again at every use,
+        or a compile-time value."""
+        from .values import LazyValue, PlaceCell
+
+        if isinstance(node, ast.Name):
+            entry = self.lookup(node.id)
+            if isinstance(entry, Cell):
+                return entry  # by reference: the callee writes the caller's variable
+        if self.is_place(node):
+            return PlaceCell(self, node)
+        value = self.eval(node)
+        if isinstance(value, (Scalar, Tensor)):
+            return LazyValue(self, node)
+        return value
+
+    def static_for(self, node, iterable, by_reference=False):
         # Real Quadrants 1.3.3 takes `name.id` of each loop target: a nested target such as
         # `for k, (a, b) in qd.static(enumerate(zip(...)))` fails to compile there.
         if isinstance(node.target, ast.Tuple) and not all(
                 isinstance(t, ast.Name) for t in node.target.elts):
             raise SyntaxError("a for loop target must be a name or a tuple of names")
         for item in iterable:
-            self.scopes.append({})
+            self.scopes.append(Scope())
             try:
-                self.bind_static_target(node.target, item)
+                if by_reference:
+                    self.scopes[-1][node.target.id] = item
+                    if not isinstance(item, Cell):
+                        self.scopes[-1].fixed.add(node.target.id)
+                else:
+                    self.bind_static_target(node.target, item)
                 self.run_block(node.body, new_scope=False)
             except ContinueSignal:
                 pass
@@ -258,6 +311,7 @@ class Interpreter(ExpressionEvaluator):
     def bind_static_target(self, target, item):
         if isinstance(target, ast.Name):
             self.scopes[-1][target.id] = item
+            self.scopes[-1].fixed.add(target.id)
         else:
             for t, v in zip(target.elts, self.unpack(item, len(target.elts))):
                 self.bind_static_target(t, v)

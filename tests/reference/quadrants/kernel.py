@@ -16,7 +16,7 @@ from .interpreter import Context, Interpreter, ReturnSignal, declare_value
 from .matrix import MatrixType, VectorType, as_tensor
 from .ndarray import ArrayArg, NdarrayType
 from .ops import cast, constant, is_typed, typed
-from .values import Cell, LazyValue, PlaceCell, Scalar, Tensor
+from .values import Cell, Scalar, Tensor
 
 
 class Template:
@@ -159,23 +159,14 @@ class Func(_Callable):
             ann = self.annotations.get(p.name, inspect.Signature.empty)
             scope[p.name] = self.bind_param(caller, node, ann)
             if is_template(ann) and not isinstance(scope[p.name], Cell):
-                callee.fixed_templates.add(p.name)
+                scope.fixed.add(p.name)
         result = self.run_body(callee)
         return cast_return(result, self.annotations.get("return"))
 
     @staticmethod
     def bind_param(caller, node, ann):
         if is_template(ann):
-            if isinstance(node, ast.Name):
-                entry = caller.lookup(node.id)
-                if isinstance(entry, Cell):
-                    return entry  # by reference: the callee writes the caller's variable
-            if caller.is_place(node):
-                return PlaceCell(caller, node)  # an array element, a vector component
-            value = caller.eval(node)
-            if isinstance(value, (Scalar, Tensor)):
-                return LazyValue(caller, node)
-            return value
+            return caller.bind_reference(node)
         value = caller.eval(node)
         if isinstance(ann, NdarrayType) or isinstance(value, ArrayArg):
             return value
