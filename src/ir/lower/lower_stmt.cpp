@@ -350,14 +350,14 @@ void Lowerer::lower_if(const ast::If* s) {
     is_static = callee.kind == Val::Kind::api && callee.path == "static";
   }
   Val test = eval(s->test);
-  if (!test.is_runtime()) {
+  // Only `if qd.static(...)` is decided at compile time. Any other `if` is a runtime branch,
+  // also on a compile-time value (`if FLAG:`): Quadrants traces both branches, and a loop in
+  // either is serial, not a parallel top-level loop.
+  if (is_static) {
     bool taken = static_truth(test, s->test->pos);
-    const ast::Seq<ast::Stmt*>& body = taken ? s->body : s->orelse;
-    if (is_static) {
-      lower_stmts(body);  // qd.static(...) leaves no scope (§1.2)
-    } else {
-      lower_body(body);
-    }
+    // The taken branch is a scope of its own, as every block is (§1.7: a name first assigned
+    // in it is not visible after it); a loop in it is still at the kernel's root (§1.2).
+    lower_body(taken ? s->body : s->orelse);
     return;
   }
   const Expr* c = condition(test, s->test->pos);

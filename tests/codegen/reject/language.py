@@ -153,3 +153,13 @@ def static_loop_var_assign(a: A) -> None:
     for k in qd.static(range(2)):
         k = 5  # expect: 154:9 QD204 cannot assign to the qd.static loop variable 'k'
         a[k] = 1
+
+
+ALWAYS = True
+
+
+@qd.kernel
+def return_in_constant_if(a: A) -> qd.i32:
+    if ALWAYS:  # not qd.static: a runtime branch
+        return 1  # expect: 164:9 QD205 return inside non-static if/for/while
+    return 0

@@ -24,8 +24,16 @@ def init(arch=None, **_options):
     """Accepted for compatibility; the stand-in always runs sequentially on the CPU."""
 
 
-def loop_config(**_options):
-    """Loop tuning hints have no effect on sequential execution."""
+class LoopConfig:
+    """What qd.loop_config(...) says about the next loop: serialize=True makes a top-level loop
+    serial (so `break` is allowed in it); the other hints have no effect here."""
+
+    def __init__(self, serialize=False, **_options):
+        self.serialize = bool(serialize)
+
+
+def loop_config(**options):
+    return LoopConfig(**options)
 
 
 def static_assert(cond, msg=None):

@@ -75,6 +75,7 @@ class Interpreter(ExpressionEvaluator):
         self.is_kernel = is_kernel
         self.scopes = [Scope()]
         self.immutable = set()
+        self.pending_loop_config = None  # qd.loop_config(...) for the next loop
 
     # --- scopes ---------------------------------------------------------------------------
     def run_block(self, stmts, new_scope=True):
@@ -117,7 +118,9 @@ class Interpreter(ExpressionEvaluator):
         handler(node)
 
     def stmt_Expr(self, node):
-        self.eval(node.value)
+        value = self.eval(node.value)
+        if type(value).__name__ == "LoopConfig":
+            self.pending_loop_config = value
 
     def stmt_Pass(self, node):
         pass
@@ -192,8 +195,9 @@ class Interpreter(ExpressionEvaluator):
 
     def stmt_If(self, node):
         if is_static_call(node.test, self):
-            # A static if leaves no scope: the taken branch runs in the enclosing block.
-            self.run_block(node.body if self.eval(node.test) else node.orelse, new_scope=False)
+            # Only the taken branch runs; like every block it is a scope (a name first assigned
+            # in it is not visible after it).
+            self.run_block(node.body if self.eval(node.test) else node.orelse)
             return
         cond = truth(self.eval(node.test), "if condition")
         self.run_block(node.body if cond else node.orelse)
@@ -212,7 +216,8 @@ class Interpreter(ExpressionEvaluator):
     def stmt_For(self, node):
         if node.orelse:
             raise SyntaxError("'else' clause for 'for' not supported")
-        top_level = self.is_kernel and len(self.scopes) == 1
+        config, self.pending_loop_config = self.pending_loop_config, None
+        top_level = self.is_kernel and len(self.scopes) == 1 and not (config and config.serialize)
         display = self.static_display(node)
         if display is not None:
             # Each element binds the loop variable as a qd.template() parameter is bound.
