@@ -301,7 +301,7 @@ std::string instance_text(const Signature& sig, const Instance* inst,
                                                                                   : "?";
       std::string nds = t.ndim >= 0 ? std::to_string(t.ndim)
                         : nd != nullptr && nd->scalar.kind == Value::Kind::integer
-                            ? std::to_string(nd->scalar.i)
+                            ? int_text(nd->scalar.iv)
                             : "?";
       if (dts == "?" || nds == "?") {
         unbound.push_back(prm.name);

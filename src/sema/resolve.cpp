@@ -633,7 +633,7 @@ Value eval(const Program& p, int32_t module, const ast::Expr* x, int32_t before,
         index.kind == Value::Kind::integer) {
       int64_t n = base.kind == Value::Kind::tuple ? static_cast<int64_t>(base.items.size())
                                                   : static_cast<int64_t>(base.s.size());
-      int64_t k = index.i < 0 ? index.i + n : index.i;
+      Int k = index.iv < 0 ? index.iv + n : index.iv;
       if (k < 0 || k >= n) {
         return Value::unknown("index out of range");
       }

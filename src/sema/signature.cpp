@@ -312,7 +312,10 @@ private:
         return invalid("the ndarray ndim is not a constant int" + (v.known() ? "" : ": " + v.s));
       }
       if (v.kind == Value::Kind::integer) {
-        t.ndim = static_cast<int32_t>(v.i);
+        if (v.iv < 0 || v.iv > 64) {
+          return invalid("the ndarray ndim " + int_text(v.iv) + " is out of range");
+        }
+        t.ndim = static_cast<int32_t>(v.iv);
       }
     }
     t.text = "ndarray(" + (t.dtype.empty() ? std::string("?") : t.dtype) + ", " +
@@ -345,7 +348,10 @@ private:
         return invalid("the vector/matrix size is not a constant int" +
                        (v.known() ? "" : ": " + v.s));
       }
-      shape += (k > 0 ? ", " : "") + std::to_string(v.i);
+      if (v.iv < 1 || v.iv > 1024) {
+        return invalid("the vector/matrix size " + int_text(v.iv) + " is out of range");
+      }
+      shape += (k > 0 ? ", " : "") + int_text(v.iv);
     }
     std::string error;
     std::string dt = args[dims] != nullptr ? dtype_of(module, args[dims], depth, error) : "";

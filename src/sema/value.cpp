@@ -27,11 +27,35 @@ Value Value::boolean(bool b) {
   v.b = b;
   return v;
 }
-Value Value::integer(int64_t i) {
+Value Value::integer(Int i) {
   Value v;
   v.kind = K::integer;
-  v.i = i;
+  v.iv = i;
   return v;
+}
+
+std::string int_text(Int v) {
+  bool neg = v < 0;
+  // The magnitude as unsigned (-min is not representable as signed).
+  unsigned __int128 m =
+      neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  std::string digits;
+  do {
+    digits += static_cast<char>('0' + static_cast<int>(m % 10));
+    m /= 10;
+  } while (m != 0);
+  if (neg) {
+    digits += '-';
+  }
+  return {digits.rbegin(), digits.rend()};
+}
+
+bool fits_i64(Int v, int64_t& out) {
+  if (v < std::numeric_limits<int64_t>::min() || v > std::numeric_limits<int64_t>::max()) {
+    return false;
+  }
+  out = static_cast<int64_t>(v);
+  return true;
 }
 Value Value::floating(double f) {
   Value v;
@@ -69,7 +93,7 @@ std::string repr(const Value& v) {
     case K::unknown: return "<unknown>";
     case K::none: return "None";
     case K::boolean: return v.b ? "True" : "False";
-    case K::integer: return std::to_string(v.i);
+    case K::integer: return int_text(v.iv);
     case K::floating: syntax::repr_float(out, v.f); return out;
     case K::string: syntax::repr_str(out, v.s); return out;
     case K::tuple:
@@ -106,13 +130,26 @@ Value constant_value(const ast::ConstantValue& c) {
     case CK::Str: return Value::string(std::string(c.text));
     case CK::Float: return Value::floating(c.number);
     case CK::Int: {
-      int64_t n = 0;
-      auto r = std::from_chars(c.text.data(), c.text.data() + c.text.size(), n);
-      if (r.ec != std::errc() || r.ptr != c.text.data() + c.text.size()) {
-        return Value::unknown("integer literal " + std::string(c.text) +
-                              " does not fit in 64 bits (qdbuild evaluates ints as int64)");
+      // The decimal text of the literal's value (the parser normalizes 0x.., 1_000, ...).
+      std::string_view t = c.text;
+      bool neg = !t.empty() && t[0] == '-';
+      if (neg) {
+        t.remove_prefix(1);
       }
-      return Value::integer(n);
+      Int n = 0;
+      bool ok = !t.empty();
+      for (char ch : t) {
+        if (ch < '0' || ch > '9' || __builtin_mul_overflow(n, Int(10), &n) ||
+            __builtin_add_overflow(n, Int(ch - '0'), &n)) {
+          ok = false;
+          break;
+        }
+      }
+      if (!ok) {
+        return Value::unknown("integer literal " + std::string(c.text) +
+                              " does not fit in 128 bits (qdbuild evaluates ints as 128-bit)");
+      }
+      return Value::integer(neg ? -n : n);
     }
     case CK::Ellipsis: return Value::unknown("Ellipsis is not a supported constant");
     case CK::Complex: return Value::unknown("complex numbers are not supported constants");
@@ -123,12 +160,14 @@ Value constant_value(const ast::ConstantValue& c) {
 
 namespace {
 
-const char* k_overflow = "integer overflow (qdbuild evaluates ints as int64)";
+const char* k_overflow = "integer overflow (qdbuild evaluates ints as 128-bit)";
+constexpr Int k_int_max = static_cast<Int>(~static_cast<unsigned __int128>(0) >> 1);
+constexpr Int k_int_min = -k_int_max - 1;
 
 // An int view of int/bool; false for other kinds.
-bool as_int(const Value& v, int64_t& out) {
+bool as_int(const Value& v, Int& out) {
   if (v.kind == K::integer) {
-    out = v.i;
+    out = v.iv;
     return true;
   }
   if (v.kind == K::boolean) {
@@ -139,7 +178,7 @@ bool as_int(const Value& v, int64_t& out) {
 }
 
 bool as_float(const Value& v, double& out) {
-  int64_t i = 0;
+  Int i = 0;
   if (as_int(v, i)) {
     out = static_cast<double>(i);
     return true;
@@ -151,8 +190,8 @@ bool as_float(const Value& v, double& out) {
   return false;
 }
 
-Value int_pow(int64_t base, int64_t exp) {
-  int64_t result = 1;
+Value int_pow(Int base, Int exp) {
+  Int result = 1;
   while (exp > 0) {
     if ((exp & 1) != 0 && __builtin_mul_overflow(result, base, &result)) {
       return Value::unknown(k_overflow);
@@ -187,10 +226,11 @@ void float_divmod(double vx, double wx, double& floordiv, double& mod) {
   }
 }
 
-Value repeat(const Value& seq, int64_t n) {
-  if (n < 0) {
-    n = 0;
+Value repeat(const Value& seq, Int count) {
+  if (count > (1 << 20)) {
+    return Value::unknown("sequence too long");
   }
+  int64_t n = count < 0 ? 0 : static_cast<int64_t>(count);
   if (seq.kind == K::string) {
     if (n > 0 && seq.s.size() > (1u << 20) / static_cast<size_t>(n)) {
       return Value::unknown("string too long");
@@ -224,8 +264,8 @@ Value binary_op(ast::Operator op, const Value& a0, const Value& b0) {
   const Value& a = a0.kind == K::enum_member ? a0.items[0] : a0;
   const Value& b = b0.kind == K::enum_member ? b0.items[0] : b0;
   using O = ast::Operator;
-  int64_t x = 0;
-  int64_t y = 0;
+  Int x = 0;
+  Int y = 0;
   bool ints = as_int(a, x) && as_int(b, y);
   // Sequences.
   if (op == O::Add && a.kind == b.kind && (a.kind == K::string || a.kind == K::tuple)) {
@@ -243,7 +283,7 @@ Value binary_op(ast::Operator op, const Value& a0, const Value& b0) {
     return repeat(b, x);
   }
   if (ints) {
-    int64_t r = 0;
+    Int r = 0;
     switch (op) {
       case O::Add:
         return __builtin_add_overflow(x, y, &r) ? Value::unknown(k_overflow) : Value::integer(r);
@@ -261,11 +301,11 @@ Value binary_op(ast::Operator op, const Value& a0, const Value& b0) {
         if (y == 0) {
           return Value::unknown("integer division or modulo by zero");
         }
-        if (x == std::numeric_limits<int64_t>::min() && y == -1) {
+        if (x == k_int_min && y == -1) {
           return op == O::Mod ? Value::integer(0) : Value::unknown(k_overflow);
         }
-        int64_t q = x / y;
-        int64_t m = x % y;
+        Int q = x / y;
+        Int m = x % y;
         if (m != 0 && ((m < 0) != (y < 0))) {
           q -= 1;
           m += y;
@@ -287,16 +327,15 @@ Value binary_op(ast::Operator op, const Value& a0, const Value& b0) {
         if (x == 0) {
           return Value::integer(0);
         }
-        if (y >= 63 || (x > 0 ? x > (std::numeric_limits<int64_t>::max() >> y)
-                              : x < (std::numeric_limits<int64_t>::min() >> y))) {
+        if (y >= 127 || (x > 0 ? x > (k_int_max >> y) : x < (k_int_min >> y))) {
           return Value::unknown(k_overflow);
         }
-        return Value::integer(static_cast<int64_t>(static_cast<uint64_t>(x) << y));
+        return Value::integer(static_cast<Int>(static_cast<unsigned __int128>(x) << y));
       case O::RShift:
         if (y < 0) {
           return Value::unknown("negative shift count");
         }
-        return Value::integer(y >= 63 ? (x < 0 ? -1 : 0) : (x >> y));
+        return Value::integer(y >= 127 ? (x < 0 ? -1 : 0) : (x >> y));
       case O::BitAnd:
         if (a.kind == K::boolean && b.kind == K::boolean) {
           return Value::boolean(a.b && b.b);
@@ -363,12 +402,12 @@ Value unary_op(ast::UnaryOperator op, const Value& a0) {
     return known ? Value::boolean(!t) : Value::unknown("truth value not known");
   }
   const Value& a = a0.kind == K::enum_member ? a0.items[0] : a0;
-  int64_t x = 0;
+  Int x = 0;
   if (as_int(a, x)) {
     switch (op) {
       case U::UAdd: return Value::integer(x);
       case U::USub:
-        if (x == std::numeric_limits<int64_t>::min()) {
+        if (x == k_int_min) {
           return Value::unknown(k_overflow);
         }
         return Value::integer(-x);
@@ -394,7 +433,7 @@ bool truthy(const Value& v, bool& known) {
     case K::unknown: known = false; return false;
     case K::none: return false;
     case K::boolean: return v.b;
-    case K::integer: return v.i != 0;
+    case K::integer: return v.iv != 0;
     case K::floating: return v.f != 0.0;
     case K::string: return !v.s.empty();
     case K::tuple: return !v.items.empty();
@@ -407,8 +446,8 @@ bool truthy(const Value& v, bool& known) {
 bool equal(const Value& a, const Value& b) {
   double fx = 0;
   double fy = 0;
-  int64_t x = 0;
-  int64_t y = 0;
+  Int x = 0;
+  Int y = 0;
   if (as_int(a, x) && as_int(b, y)) {
     return x == y;
   }
@@ -475,8 +514,8 @@ Value compare_op(ast::CmpOperator op, const Value& a, const Value& b) {
   double fy = 0;
   int c = 0;
   if (as_float(a, fx) && as_float(b, fy)) {
-    int64_t x = 0;
-    int64_t y = 0;
+    Int x = 0;
+    Int y = 0;
     if (as_int(a, x) && as_int(b, y)) {
       c = x < y ? -1 : (x > y ? 1 : 0);
     } else if (std::isnan(fx) || std::isnan(fy)) {

@@ -1,9 +1,10 @@
 // Compile-time values of module constants, evaluated with Python semantics.
 //
 // qdbuild evaluates module-level constant expressions (literals, arithmetic, tuples, references
-// to other constants, enum members) without running Python. Ints are 64-bit: an operation whose
-// exact Python result does not fit int64 yields an unknown value whose `why` says so (QD111), so
-// a key never holds a wrong value. Floats are IEEE doubles as in CPython; `repr` prints exactly
+// to other constants, enum members) without running Python. Ints are 128-bit (so every u64 and
+// i64 value, and the arithmetic on them, is exact): an operation whose exact Python result does
+// not fit yields an unknown value whose `why` says so (QD111), so a key never holds a wrong
+// value. Floats are IEEE doubles as in CPython; `repr` prints exactly
 // what Python's repr() prints for these types (the text that enters kernel keys).
 #pragma once
 
@@ -14,6 +15,13 @@
 #include "syntax/ast_nodes.hpp"
 
 namespace qd::sema {
+
+using Int = __int128;
+
+// Decimal text of an Int, as Python prints it.
+std::string int_text(Int v);
+// Whether v fits int64_t (and then `out` holds it).
+bool fits_i64(Int v, int64_t& out);
 
 struct Value {
   enum class Kind : uint8_t {
@@ -28,7 +36,7 @@ struct Value {
   };
   Kind kind = Kind::unknown;
   bool b = false;
-  int64_t i = 0;
+  Int iv = 0;  // integer
   double f = 0.0;
   // string: the text (UTF-8). enum_member: "module.Class.MEMBER". unknown: why it is unknown.
   std::string s;
@@ -38,7 +46,7 @@ struct Value {
   static Value unknown(std::string why);
   static Value none();
   static Value boolean(bool v);
-  static Value integer(int64_t v);
+  static Value integer(Int v);
   static Value floating(double v);
   static Value string(std::string v);
   static Value tuple(std::vector<Value> v);
@@ -55,7 +63,7 @@ std::string repr(const Value& v);
 // Python's type name: "int", "float", "bool", "str", "tuple", "NoneType", or the enum class.
 std::string type_name(const Value& v);
 
-// The value of a Constant node (Int beyond int64 is unknown; bytes/complex/... are unknown).
+// The value of a Constant node (Int beyond 128 bits is unknown; bytes/complex/... are unknown).
 Value constant_value(const syntax::ast::ConstantValue& c);
 
 // Python arithmetic. Unknown operands or unsupported operations give unknown values.

@@ -30,16 +30,28 @@ TEST_CASE("value: Python integer arithmetic (floor division and modulo follow th
   CHECK(repr(unary_op(syntax::ast::UnaryOperator::Invert, I(5))) == "-6");
 }
 
-TEST_CASE("value: overflow beyond int64 is unknown, never wrapped") {
-  Value v = binary_op(O::Mult, I(std::numeric_limits<int64_t>::max()), I(2));
+TEST_CASE("value: ints are exact to 128 bits; beyond that they are unknown, never wrapped") {
+  // u64 constants and arithmetic on them are exact (0xFFFFFFFFFFFFFFFF masks, 2**63).
+  CHECK(repr(binary_op(O::Mult, I(std::numeric_limits<int64_t>::max()), I(2))) ==
+        "18446744073709551614");
+  CHECK(repr(binary_op(O::Pow, I(2), I(64))) == "18446744073709551616");
+  CHECK(repr(binary_op(O::Sub, binary_op(O::Pow, I(2), I(64)), I(1))) == "18446744073709551615");
+  CHECK(repr(binary_op(O::LShift, I(1), I(126))) == "85070591730234615865843651857942052864");
+  CHECK(repr(unary_op(syntax::ast::UnaryOperator::USub, I(std::numeric_limits<int64_t>::min()))) ==
+        "9223372036854775808");
+  CHECK(repr(binary_op(O::FloorDiv, binary_op(O::Pow, I(2), I(100)), I(-3))) ==
+        "-422550200076076467165567735126");
+  CHECK(binary_op(O::Pow, I(2), I(62)).iv == (int64_t(1) << 62));
+  Value v = binary_op(O::Pow, I(2), I(127));
   CHECK_FALSE(v.known());
-  CHECK(v.s.find("int64") != std::string::npos);
-  CHECK_FALSE(binary_op(O::Pow, I(2), I(64)).known());
-  CHECK(binary_op(O::Pow, I(2), I(62)).i == (int64_t(1) << 62));
-  CHECK_FALSE(binary_op(O::LShift, I(1), I(63)).known());
-  CHECK_FALSE(
-      unary_op(syntax::ast::UnaryOperator::USub, I(std::numeric_limits<int64_t>::min())).known());
+  CHECK(v.s.find("128-bit") != std::string::npos);
+  CHECK_FALSE(binary_op(O::LShift, I(1), I(127)).known());
+  CHECK_FALSE(binary_op(O::Mult, binary_op(O::Pow, I(2), I(100)), I(1 << 30)).known());
   CHECK_FALSE(binary_op(O::FloorDiv, I(1), I(0)).known());
+  int64_t out = 0;
+  CHECK_FALSE(fits_i64(binary_op(O::Pow, I(2), I(63)).iv, out));
+  CHECK(fits_i64(binary_op(O::Sub, I(0), binary_op(O::Pow, I(2), I(63))).iv, out));
+  CHECK(out == std::numeric_limits<int64_t>::min());
 }
 
 TEST_CASE("value: floats as CPython (divmod signs, repr)") {

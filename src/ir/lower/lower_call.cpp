@@ -69,7 +69,7 @@ Val Lowerer::eval_call(const ast::Call* c) {
       if (args.size() != 1) {
         type_error(c->pos, std::string(name_of(callee.dtype)) + "() takes one argument");
       }
-      return cast_val(args[0], callee.dtype, c->pos);
+      return construct_scalar(args[0], callee.dtype, c->pos);
     case Val::Kind::tensor_type: return construct_tensor_type(callee, args, c->pos);
     case Val::Kind::method: return call_method(callee, c, args);
     default: unsupported(c->pos, "calling " + callee.describe());
@@ -604,13 +604,16 @@ Val Lowerer::call_builtin(const std::string& name, const ast::Call* c, std::vect
     if (v.kind == Val::Kind::py) {
       sema::Value r;
       if (name == "int") {
+        if (v.py.kind == sema::Value::Kind::floating && !(std::fabs(v.py.f) < 1.7e38)) {
+          fail(pos, "QD206", "int() of the float " + std::to_string(v.py.f) + " is out of range");
+        }
         r = v.py.kind == sema::Value::Kind::floating
-                ? sema::Value::integer(static_cast<int64_t>(v.py.f))
+                ? sema::Value::integer(static_cast<sema::Int>(std::trunc(v.py.f)))
             : v.py.kind == sema::Value::Kind::boolean ? sema::Value::integer(v.py.b ? 1 : 0)
                                                       : v.py;
       } else if (name == "float") {
         r = v.py.kind == sema::Value::Kind::integer
-                ? sema::Value::floating(static_cast<double>(v.py.i))
+                ? sema::Value::floating(static_cast<double>(v.py.iv))
             : v.py.kind == sema::Value::Kind::boolean ? sema::Value::floating(v.py.b ? 1.0 : 0.0)
                                                       : v.py;
       } else {
@@ -629,7 +632,7 @@ Val Lowerer::call_builtin(const std::string& name, const ast::Call* c, std::vect
     if (args[0].kind == Val::Kind::py) {
       sema::Value v = args[0].py;
       if (v.kind == sema::Value::Kind::integer) {
-        return Val::of_int(v.i < 0 ? -v.i : v.i);
+        return Val::of_py(v.iv < 0 ? sema::unary_op(ast::UnaryOperator::USub, v) : v);
       }
       if (v.kind == sema::Value::Kind::floating) {
         return Val::of_py(sema::Value::floating(std::fabs(v.f)));

@@ -28,19 +28,23 @@ const char* op_text(ast::Operator op) {
   return "?";
 }
 
-bool fits(DType t, int64_t v) {
+bool fits(DType t, sema::Int v) {
   switch (t) {
     case DType::u1: return v == 0 || v == 1;
     case DType::i8: return v >= INT8_MIN && v <= INT8_MAX;
     case DType::i16: return v >= INT16_MIN && v <= INT16_MAX;
     case DType::i32: return v >= INT32_MIN && v <= INT32_MAX;
+    case DType::i64: return v >= INT64_MIN && v <= INT64_MAX;
     case DType::u8: return v >= 0 && v <= UINT8_MAX;
     case DType::u16: return v >= 0 && v <= UINT16_MAX;
     case DType::u32: return v >= 0 && v <= UINT32_MAX;
-    case DType::u64: return v >= 0;
+    case DType::u64: return v >= 0 && v <= UINT64_MAX;
     default: return true;
   }
 }
+
+// An integer constant's bits as constant_int takes them (unsigned values as their pattern).
+int64_t bits_of(sema::Int v) { return static_cast<int64_t>(static_cast<uint64_t>(v)); }
 
 }  // namespace
 
@@ -290,13 +294,13 @@ const Expr* Lowerer::to_scalar(const Val& v, const ast::Pos& pos) {
     switch (v.py.kind) {
       case sema::Value::Kind::boolean: return m_kernel->constant_int(DType::u1, v.py.b ? 1 : 0);
       case sema::Value::Kind::integer:
-        if (!fits(m_default_ip, v.py.i)) {
+        if (!fits(m_default_ip, v.py.iv)) {
+          std::string text = sema::int_text(v.py.iv);
           fail(pos, "QD206",
-               "the integer " + std::to_string(v.py.i) + " exceeds the range of " +
-                   name_of(m_default_ip) + " (default_ip); write qd.i64(" + std::to_string(v.py.i) +
-                   ") or qd.u32(...)");
+               "the integer " + text + " exceeds the range of " + name_of(m_default_ip) +
+                   " (default_ip); write qd.i64(" + text + ") or qd.u32(...)");
         }
-        return m_kernel->constant_int(m_default_ip, v.py.i);
+        return m_kernel->constant_int(m_default_ip, bits_of(v.py.iv));
       case sema::Value::Kind::floating: return m_kernel->constant_float(m_default_fp, v.py.f);
       default: break;
     }
@@ -345,7 +349,13 @@ bool Lowerer::static_truth(const Val& v, const ast::Pos& pos) {
 
 int64_t Lowerer::static_int(const Val& v, const ast::Pos& pos, const char* what) {
   if (v.kind == Val::Kind::py && v.py.kind == sema::Value::Kind::integer) {
-    return v.py.i;
+    int64_t out = 0;
+    if (!sema::fits_i64(v.py.iv, out)) {
+      fail(pos, "QD206",
+           std::string(what) + ": the integer " + sema::int_text(v.py.iv) +
+               " does not fit in 64 bits");
+    }
+    return out;
   }
   if (v.kind == Val::Kind::py && v.py.kind == sema::Value::Kind::boolean) {
     return v.py.b ? 1 : 0;
@@ -364,22 +374,47 @@ Val Lowerer::cast_val(const Val& v, DType t, const ast::Pos& pos) {
   if (v.kind == Val::Kind::tuple) {
     return tensor_cast(as_tensor(v, pos), t, pos);
   }
+  // A Python number is a typed literal first (int -> default_ip, float -> default_fp rounded),
+  // then converted, as every implicit cast and qd.cast do in Quadrants: a func parameter
+  // `x: qd.f64` given 0.1 holds the f32 value of 0.1 widened. Only T(literal) keeps the
+  // literal's precision (construct_scalar).
+  return Val::of_scalar(m_kernel->cast(t, to_scalar(v, pos)));
+}
+
+Val Lowerer::construct_scalar(const Val& v, DType t, const ast::Pos& pos) {
   if (v.kind == Val::Kind::py) {
-    // A Python number cast explicitly keeps its precision: qd.f64(0.1), qd.i64(2**40).
+    // T(literal): a constant of type T with the literal's full value; the literal's kind must
+    // match T's and an integer must be in T's range (Quadrants' rules).
     switch (v.py.kind) {
       case sema::Value::Kind::floating:
-        if (is_float(t)) {
-          return Val::of_scalar(m_kernel->constant_float(t, v.py.f));
+        if (!is_float(t)) {
+          type_error(pos, std::string("floating-point literals must be annotated with a "
+                                      "floating-point type, not ") +
+                              name_of(t) + " (use qd.cast(x, qd." + name_of(t) + ") to convert)");
         }
-        return Val::of_scalar(m_kernel->cast(t, m_kernel->constant_float(DType::f64, v.py.f)));
+        return Val::of_scalar(m_kernel->constant_float(t, v.py.f));
       case sema::Value::Kind::integer:
-        return Val::of_scalar(m_kernel->cast(t, m_kernel->constant_int(DType::i64, v.py.i)));
+        if (is_float(t)) {
+          type_error(pos, std::string("integer literals must be annotated with an integer "
+                                      "type, not ") +
+                              name_of(t) + " (write " + sema::int_text(v.py.iv) +
+                              ".0, or use qd.cast)");
+        }
+        if (!fits(t, v.py.iv)) {
+          fail(pos, "QD206",
+               "the integer literal " + sema::int_text(v.py.iv) + " exceeds the range of " +
+                   name_of(t));
+        }
+        return Val::of_scalar(m_kernel->constant_int(t, bits_of(v.py.iv)));
       case sema::Value::Kind::boolean:
+        if (is_float(t)) {
+          return Val::of_scalar(m_kernel->constant_float(t, v.py.b ? 1.0 : 0.0));
+        }
         return Val::of_scalar(m_kernel->constant_int(t, v.py.b ? 1 : 0));
       default: break;
     }
   }
-  return Val::of_scalar(m_kernel->cast(t, to_scalar(v, pos)));
+  return cast_val(v, t, pos);
 }
 
 // --- operators --------------------------------------------------------------------------------

@@ -199,7 +199,9 @@ void Lowerer::declare_params() {
           auto nd = v->table.find("ndim");
           if (ndim < 0 && nd != v->table.end() &&
               nd->second.scalar.kind == sema::Value::Kind::integer) {
-            ndim = static_cast<int32_t>(nd->second.scalar.i);
+            ndim = nd->second.scalar.iv >= 0 && nd->second.scalar.iv <= 64
+                       ? static_cast<int32_t>(nd->second.scalar.iv)
+                       : 65;  // out of range: refused below
           }
         }
         if (dts.empty() || ndim < 0) {

@@ -163,3 +163,18 @@ def return_in_constant_if(a: A) -> qd.i32:
     if ALWAYS:  # not qd.static: a runtime branch
         return 1  # expect: 164:9 QD205 return inside non-static if/for/while
     return 0
+
+
+@qd.kernel
+def literal_out_of_range(a: A) -> None:
+    a[0] = qd.u8(300)  # expect: 170:12 QD206 the integer literal 300 exceeds the range of u8
+
+
+@qd.kernel
+def int_literal_float_type(a: A) -> None:
+    a[0] = qd.f64(1)  # expect: 175:12 QD202 integer literals must be annotated with an integer type
+
+
+@qd.kernel
+def float_literal_int_type(a: A) -> None:
+    a[0] = qd.i32(2.5)  # expect: 180:12 QD202 floating-point literals must be annotated

@@ -1,0 +1,18 @@
+"""Cases for cases/literals_k.py."""
+
+
+def arr(dtype, shape, init=None):
+    return {"array": dtype, "shape": shape, "init": init}
+
+
+F32_TENTH = 0.10000000149011612
+
+CASES = [
+    {"name": "literals_implicit_casts", "kernel": "literals_k:implicit_literal_casts",
+     "args": [arr("f64", (5,))], "outputs": [0],
+     "expected": {0: [F32_TENTH, F32_TENTH, 0.1, 44.0, F32_TENTH]}},
+    {"name": "literals_wide", "kernel": "literals_k:wide_literals",
+     "args": [arr("u64", (2,), [5, 2**64 - 2]), arr("u64", (8,))], "outputs": [1],
+     "expected": {1: [0, 2**64 - 6, 2**63 + 5, 6148914691236517205,
+                      2**64 - 16, 1, 2**63 - 2, 6148914691236517205]}},
+]
