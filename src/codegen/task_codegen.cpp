@@ -68,6 +68,9 @@ std::string int_literal(int64_t v, DType t) {
   }
   std::string lit = std::to_string(v) + (t == DType::i64 ? "ll" : t == DType::u32 ? "u" : "");
   if (t == DType::i32) {
+    if (v == INT32_MIN) {
+      return "(-2147483647 - 1)";  // -2147483648 would be -(long 2147483648): a long
+    }
     return v < 0 ? "(" + lit + ")" : lit;
   }
   return "(" + ct + ")" + (v < 0 ? "(" + lit + ")" : lit);
@@ -556,7 +559,11 @@ private:
       case ExprKind::unary:
         switch (e->un) {
           case UnOp::neg: return "(" + ct + ")(-" + ex(e->a) + ")";
-          case UnOp::bit_not: return "(" + ct + ")(~" + ex(e->a) + ")";
+          case UnOp::bit_not:
+            if (e->type == DType::u1) {
+              return "(!" + ex(e->a) + ")";  // ~ on one bit (C++'s ~ works on the promoted int)
+            }
+            return "(" + ct + ")(~" + ex(e->a) + ")";
           case UnOp::logical_not: return "(!" + ex(e->a) + ")";
           default: return std::string(unary_fn(e->un)) + "(" + ex(e->a) + ")";
         }

@@ -94,11 +94,14 @@ DType promoted(DType a, DType b) {
   if (is_float(a)) {
     return bits(a) >= bits(b) ? a : b;
   }
-  if (bits(a) != bits(b)) {
-    return bits(a) > bits(b) ? a : b;
+  // Quadrants' compare_types (type_factory.cpp): u1 is stored in a byte and counts as 8 bits,
+  // so it beats i8 (unsigned wins at equal width) and ties with u8; at a tie of width and
+  // signedness the second operand's type wins (u1 + u8 is u8, u8 + u1 is u1).
+  auto width = [](DType t) { return t == DType::u1 ? 8 : bits(t); };
+  if (width(a) != width(b)) {
+    return width(a) > width(b) ? a : b;
   }
-  // Equal width: unsigned wins.
-  return is_signed(a) ? b : a;
+  return is_signed(b) && !is_signed(a) ? a : b;
 }
 
 }  // namespace qd::ir

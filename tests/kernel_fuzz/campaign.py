@@ -65,7 +65,7 @@ def build(qdbuild, path, store, timeout=600):
     except ValueError:
         return None, (f"qdbuild build exited {proc.returncode} without a summary: "
                       f"{(proc.stderr or proc.stdout)[-800:]}")
-    if proc.returncode not in (0, 1):
+    if proc.returncode not in (0, 1, 3):
         return None, f"qdbuild build exited {proc.returncode}: {proc.stderr[-800:]}"
     errors = {}
     for d in out.get("diagnostics", []):
@@ -73,8 +73,11 @@ def build(qdbuild, path, store, timeout=600):
             errors[d["kernel"]] = {"code": d.get("code"), "message": d.get("message"),
                                    "line": d.get("line")}
     for k in out.get("failed", []):
-        errors.setdefault(k, {"code": "?", "message": "failed without a diagnostic",
-                              "line": None})
+        # A kernel that failed without a diagnostic hit an internal error (exit 3): its
+        # message is on stderr.
+        lines = [ln for ln in proc.stderr.splitlines() if k in ln or ln.startswith("  ")]
+        errors.setdefault(k, {"code": "internal", "message": " | ".join(lines)[:800] or
+                              "failed without a diagnostic", "line": None})
     return errors, None
 
 
@@ -186,7 +189,7 @@ def judge(case, built, ref, comp, quad):
         err = built[case["kernel"]]
         if err["code"] == "QD201":
             return "gap", gap_construct(err["message"]), err["message"]
-        if err["code"] in ("QD299", "?") or err["code"] is None:
+        if err["code"] in ("QD299", "internal") or err["code"] is None:
             return "divergence", "qdbuild internal error", f"{err['code']}: {err['message']}"
         return "divergence", "false error", f"line {err['line']}: {err['code']} {err['message']}"
     c = comp.get(name, {"error": "no result"})

@@ -22,12 +22,13 @@ on array elements and kernel-scope reductions), several top-level loops (range, 
 grouped, struct-for over an ndarray, qd.loop_config(serialize=True)) with values crossing tasks,
 kernel returns, several ndarray arguments of several dtypes, dimensions and vector elements."""
 
+import ast
 import math
 import random
 
-from model import (ALL, BITS, FLOATS, INTS, MANT, Info, convert, corners, f32, float_result,
-                   full, granularity, int_range, int_result, is_float, is_signed, of_literal,
-                   promote, round_to, union)
+from model import (ALL, BITS, FLOATS, INTS, MANT, PYANY, Info, convert, corners, f32,
+                   float_result, full, granularity, int_range, int_result, is_float, is_signed,
+                   of_literal, promote, round_to, union)
 
 
 class Reject(Exception):
@@ -70,6 +71,16 @@ class Par:
 
 
 ATOMIC_OPS = ("add", "min", "max", "or", "and", "xor")
+
+
+def atomic_ops_for(dt):
+    """The atomic operations the generator uses on dt: min/max of 8-bit integers (and u1)
+    crash real Quadrants 1.3.3 (qd.min of two u8 aborts the process), so not those."""
+    if is_float(dt):
+        return ("add", "min", "max")
+    if BITS[dt] <= 8:
+        return ("add", "or", "and", "xor")
+    return ATOMIC_OPS
 AUG_OF = {"add": "+=", "or": "|=", "and": "&=", "xor": "^="}
 
 
@@ -87,6 +98,9 @@ class KernelGen:
         self.counter = 0
         self.par = None       # Par inside a top-level parallel loop
         self.loops = []       # enclosing loops of the current function: "par", "inner", "static"
+        self.caller_loops = 0  # runtime loops / ifs around the calls of the func being written
+        self.runtime_ifs = 0   # enclosing non-static ifs of the current function
+        self.no_funcs = 0      # > 0: no func calls in the expression being written
         self.in_func = 0
         self.arrays = {}
         self.stmt_budget = 0
@@ -192,6 +206,32 @@ class KernelGen:
         else:
             v = self.pick([x for x in self.edge_ints(dt) + [3, 5, 100] if lo <= x <= hi])
         return f"qd.{dt}({v})", Info(dt, v, v)
+
+    def runtime_names(self):
+        """Names whose values Quadrants' optimizer never knows: arrays, kernel scalar
+        parameters, loop indices."""
+        names = set(self.arrays)
+        for v in self.visible():
+            if v.role in ("param", "loop"):
+                names.add(v.name)
+        return names
+
+    def foldable(self, src):
+        """Whether Quadrants may fold src to a constant (conservatively: yes unless it reads an
+        array, a shape, a kernel scalar parameter or a loop index)."""
+        runtime = self.runtime_names()
+        for node in ast.walk(ast.parse(src, mode="eval")):
+            if isinstance(node, ast.Name) and node.id in runtime:
+                return False
+            if isinstance(node, ast.Attribute) and node.attr == "shape":
+                return False
+        return True
+
+    def note_folded_divmod(self, a_src, d_src):
+        """Real Quadrants 1.3.3 folds integer // and % of constants with C semantics (7 // -2
+        is -3 there): such kernels are not compared with it (tests/diff/README.md)."""
+        if self.foldable(a_src) and self.foldable(d_src):
+            self.qd_skip = "integer // and % that Quadrants folds as constants (C semantics)"
 
     # --- expressions ------------------------------------------------------------------------
     def expr(self, want="num", depth=3, exact=False, shape=()):
@@ -374,6 +414,12 @@ class KernelGen:
 
     def fold(self, op, sa, a, sb, b):
         """Both operands compile-time: Python evaluates (two-level evaluation)."""
+        if a.py is PYANY or b.py is PYANY:
+            # A value per iteration of a static loop: still a Python value; the bounds are
+            # those of the typed operation (small values: nothing wraps).
+            src, info = self.arith(op, sa, a, sb, b)
+            info.py = PYANY
+            return src, info
         try:
             v = {"+": lambda x, y: x + y, "-": lambda x, y: x - y,
                  "*": lambda x, y: x * y}[op](a.py, b.py)
@@ -442,6 +488,8 @@ class KernelGen:
 
     def min_max(self, op, sa, a, sb, b):
         t = promote(a.dt, b.dt)
+        if BITS[t] <= 8 or BITS[a.dt] <= 8 or BITS[b.dt] <= 8:
+            raise Reject()  # min/max of 8-bit / u1 values crashes real Quadrants 1.3.3
         ca, cb = convert(a.scalar(), t), convert(b.scalar(), t)
         if ca is None or cb is None:
             raise Reject()
@@ -498,6 +546,7 @@ class KernelGen:
         t = promote(a.dt, d.dt)
         if a.dt == "i8" and d.dt == "i8":
             self.qd_skip = "i8 // and % (real Quadrants 1.3.3 computes them wrongly)"
+        self.note_folded_divmod(sa, sd)
         ca, cd = convert(a.scalar(), t), convert(d, t)
         if op == "//":
             if cd.lo > 0 or cd.hi < 0:
@@ -625,15 +674,17 @@ class KernelGen:
             t = promote(a.dt, "i32")
             ca = convert(a, t)
             return f"qd.math.clamp({sa}, {lo_s}, {hi_s})", Info(t, lo_i.lo, hi_i.lo)
-        sa, a = self.expr("float" if self.chance(0.8) else "num", depth - 1, exact)
+        fn = self.pick(["floor", "ceil", "round", "sqrt", "sin", "cos", "exp", "log", "tanh",
+                        "atan2", "clamp"])
+        # sqrt / exp / log take integers (as default_fp); the others need real inputs.
+        ints_ok = fn in ("sqrt", "exp", "log")
+        sa, a = self.expr("num" if ints_ok and self.chance(0.3) else "float", depth - 1, exact)
         if a.py is not None:
             raise Reject()
         t = a.dt if a.is_float else "f32"
         ca = convert(a.scalar(), t)
         if ca is None:
             raise Reject()
-        fn = self.pick(["floor", "ceil", "round", "sqrt", "sin", "cos", "exp", "log", "tanh",
-                        "atan2", "clamp"])
         if fn in ("floor", "ceil", "round"):
             if not ca.exact or a.is_int:
                 raise Reject()
@@ -675,8 +726,15 @@ class KernelGen:
 
     def ternary(self, want, depth, exact):
         sc, c = self.condition(depth - 1)
-        sa, a = self.expr(want if want != "cond" else "num", depth - 1, exact)
-        sb, b = self.expr(want if want != "cond" else "num", depth - 1, exact)
+        # Quadrants builds both sides of `a if c else b` before choosing, so the statements of
+        # a func called in either run whatever c is (kernel-language.md says one side runs):
+        # no func calls in the branches.
+        self.no_funcs += 1
+        try:
+            sa, a = self.expr(want if want != "cond" else "num", depth - 1, exact)
+            sb, b = self.expr(want if want != "cond" else "num", depth - 1, exact)
+        finally:
+            self.no_funcs -= 1
         if a.py is not None or a.shape:
             raise Reject()
         cb = convert(b.scalar(), a.dt)
@@ -716,8 +774,12 @@ class KernelGen:
         if r < 0.6:
             return self.comparison(max(depth, 1))
         if r < 0.75:
-            (sa, a), (sb, b) = self.comparison(max(depth - 1, 1)), self.comparison(
-                max(depth - 1, 1))
+            self.no_funcs += 1  # `and` / `or` as the ternary: no func calls in the operands
+            try:
+                (sa, a), (sb, b) = self.comparison(max(depth - 1, 1)), self.comparison(
+                    max(depth - 1, 1))
+            finally:
+                self.no_funcs -= 1
             self.tag("and/or")
             return f"({sa} {self.pick(['and', 'or'])} {sb})", Info("u1", 0, 1)
         if r < 0.85:
@@ -806,8 +868,13 @@ class KernelGen:
             return f"{sa}.{'xyzw'[self.rng.randrange(n)]}", a.scalar()
         if fn == "dynamic":
             si, i = self.expr("int", 1)
-            return f"{sa}[({si}) % {n}]", a.scalar()
+            index = f"({si}) % {n}"
+            if promote(i.dt, "i32") != "i32":
+                index = f"qd.cast({index}, qd.i32)"  # a vector index must be an i32
+            return f"{sa}[{index}]", a.scalar()
         if fn in ("max", "min"):
+            if BITS[a.dt] <= 8:
+                raise Reject()
             return f"{sa}.{fn}()", a.scalar()
         if fn == "sum":
             return f"{sa}.sum()", self.reshape_sum(a.scalar(), n)
@@ -868,7 +935,7 @@ class KernelGen:
 
     # --- funcs ------------------------------------------------------------------------------
     def func_call_expr(self, want, depth, exact):
-        if self.in_func >= 2:
+        if self.in_func >= 2 or self.no_funcs:
             raise Reject()
         return self.make_func_call(want, depth, exact, as_stmt=False)
 
@@ -915,11 +982,13 @@ class KernelGen:
                 params.append(pname)
                 args.append(sa)
                 if a.py is not None:
-                    a = of_literal(a.py)
+                    a = typed(a)
                 binds.append(Var(pname, self.widen(a), True, "local"))
                 self.tag("func by value (unannotated)")
         # The func's body in its own scopes: only its parameters are visible.
-        saved = (self.lines, self.depth, self.scopes, self.loops, self.arrays)
+        saved = (self.lines, self.depth, self.scopes, self.loops, self.arrays, self.caller_loops)
+        self.caller_loops += sum(1 for kind in self.loops if kind != "static") + self.runtime_ifs
+        saved_ifs, self.runtime_ifs = self.runtime_ifs, 0
         arrays = {}
         func_scope = {}
         for b in binds:
@@ -944,7 +1013,7 @@ class KernelGen:
             if ret == "scalar":
                 sr, r = self.expr(want if want in ("int", "float") else "num", 2, exact)
                 if r.py is not None:
-                    r = of_literal(r.py)
+                    r = typed(r)
                 if self.chance(0.3) and r.shape == ():
                     t = r.dt
                     header_ret = f" -> qd.{t}"
@@ -955,8 +1024,8 @@ class KernelGen:
                 result = ("scalar", r, header_ret)
             elif ret == "tuple":
                 (s1, r1), (s2, r2) = self.expr("num", 1), self.expr("num", 1)
-                r1 = of_literal(r1.py) if r1.py is not None else r1
-                r2 = of_literal(r2.py) if r2.py is not None else r2
+                r1 = typed(r1) if r1.py is not None else r1
+                r2 = typed(r2) if r2.py is not None else r2
                 self.emit(f"return {s1}, {s2}")
                 result = ("tuple", (r1, r2), "")
                 self.tag("func tuple return")
@@ -973,7 +1042,9 @@ class KernelGen:
                 for b in binds:
                     if isinstance(b, tuple):
                         self.par.arrays.pop(b[1], None)
-            self.lines, self.depth, self.scopes, self.loops, self.arrays = saved
+            (self.lines, self.depth, self.scopes, self.loops, self.arrays,
+             self.caller_loops) = saved
+            self.runtime_ifs = saved_ifs
         header_ret = result[2] if result else ""
         self.m.funcs.append("@qd.func\n" + f"def {fname}({', '.join(params)}){header_ret}:\n" +
                             "\n".join(body) + "\n")
@@ -1088,7 +1159,7 @@ class KernelGen:
         want = self.pick(["int", "float", "num"])
         src, info = self.expr(want, 3, shape=shape)
         if info.py is not None:
-            info = of_literal(info.py)
+            info = typed(info)
         if not shape and self.chance(0.15):
             t = self.rand_dtype()
             c = convert(info, t)
@@ -1125,7 +1196,7 @@ class KernelGen:
         for _ in range(6):
             src, info = self.expr(want, 3, exact=env.exact and env.is_float, shape=env.shape)
             if info.py is not None:
-                info = of_literal(info.py)
+                info = typed(info)
             c = convert(info.scalar(), env.dt)
             if c is None:
                 continue
@@ -1149,6 +1220,7 @@ class KernelGen:
             self.tag("augmented assignment")
             if op in ("//=", "%="):
                 sd, _ = self.divisor(2)
+                self.note_folded_divmod(target, sd)
                 self.emit(f"{target} {op} {sd}")
                 return
             if op in ("<<=", ">>="):
@@ -1165,7 +1237,7 @@ class KernelGen:
         op = self.pick(["+=", "-=", "*="])
         sb, b = self.expr("float", 2, exact=env.exact)
         if b.py is not None:
-            b = of_literal(b.py)
+            b = typed(b)
         cb = convert(b.scalar(), env.dt)
         if cb is None:
             self.emit(f"{target} = {self.fitting(env)}")
@@ -1229,7 +1301,7 @@ class KernelGen:
             env = obj.env
             target = obj.src
         if op is None:
-            op = self.pick(ATOMIC_OPS if env.is_int else ("add", "min", "max"))
+            op = self.pick(atomic_ops_for(env.dt))
         value = self.atomic_operand(env, op)
         if value is None:
             return self.declare_local()
@@ -1251,8 +1323,12 @@ class KernelGen:
         """An operand whose updates keep the target inside its envelope however the threads
         interleave (floats: exact, with room for every update of the loop)."""
         if env.is_int:
-            src, info = self.expr("int", 2)
-            return src
+            for _ in range(4):
+                src, info = self.expr("int", 2)
+                if op not in ("min", "max") or (info.dt != "u1" and not isinstance(info.py,
+                                                                                    bool)):
+                    return src  # (min/max with a u1 operand crashes real Quadrants)
+            return None
         # a float accumulation: exact small steps so that any order gives the same sum
         if op in ("min", "max"):
             src, info = self.expr("float", 2, exact=env.exact)
@@ -1280,6 +1356,13 @@ class KernelGen:
         sc, _ = self.condition(2)
         self.tag("if")
         self.emit(f"if {sc}:")
+        self.runtime_ifs += 1
+        try:
+            self.if_branches()
+        finally:
+            self.runtime_ifs -= 1
+
+    def if_branches(self):
         self.nested_block()
         r = self.rng.random()
         while r < 0.3:
@@ -1301,7 +1384,16 @@ class KernelGen:
         self.pop()
         self.depth -= 1
 
+    def at_kernel_root(self):
+        """Whether a `for` here would be a top-level (parallel) loop of the kernel: outside every
+        runtime loop, also through the funcs being inlined (static ifs and loops leave it at the
+        root)."""
+        return self.par is None and self.caller_loops == 0 and self.runtime_ifs == 0 and not any(
+            kind != "static" for kind in self.loops)
+
     def inner_for(self):
+        if self.at_kernel_root():
+            raise Reject()  # would be a parallel loop without the generator's race rules
         name = self.fresh("k")
         lo = self.rng.randint(-2, 1)
         hi = lo + self.rng.randint(0, 4)
@@ -1354,7 +1446,7 @@ class KernelGen:
         if r < 0.5:
             n = self.rng.randint(0, 3)
             self.emit(f"for {name} in qd.static(range({n})):")
-            env = Info("i32", 0, max(n - 1, 0))
+            env = Info("i32", 0, max(n - 1, 0), py=PYANY)
             self.tag("static for range")
         elif r < 0.75 and self.m.consts:
             cname, values = self.pick(list(self.m.consts.items()))
@@ -1362,6 +1454,7 @@ class KernelGen:
             env = of_literal(values[0])
             for v in values[1:]:
                 env = union(env, of_literal(v))
+            env.py = PYANY
             self.tag("static for module tuple")
         else:
             places = [p for p in self.places() if not p[1].shape and p[1].is_int]
@@ -1394,7 +1487,10 @@ class KernelGen:
 
     def static_if(self):
         conds = []
+        visible = {v.name for v in self.visible()}
         for t, v in self.m.kernel_templates.items():
+            if t not in visible:
+                continue  # inside a func: the kernel's template parameter is not in scope
             if isinstance(v, bool):
                 conds.append((f"qd.static({t})", v))
             else:
@@ -1407,19 +1503,23 @@ class KernelGen:
         src, taken = self.pick(conds)
         self.tag("static if")
         self.emit(f"if {src}:")
-        # a static if leaves no scope: the taken branch's declarations stay visible after it
+        # Only the taken branch is compiled; like any block it is a scope of its own.
         self.depth += 1
+        self.push()
         if taken:
             self.body_or_pass(self.rng.randint(1, 2))
         else:
             self.emit("pass")
+        self.pop()
         self.depth -= 1
         self.emit("else:")
         self.depth += 1
+        self.push()
         if not taken:
             self.body_or_pass(self.rng.randint(1, 2))
         else:
             self.emit("pass")
+        self.pop()
         self.depth -= 1
 
     def func_call_stmt(self):
@@ -1616,7 +1716,7 @@ class KernelGen:
             if a.ndim >= ndims and r < 0.45:
                 par.arrays[a.name] = "own"
             elif r < 0.65 and not a.elem and a.dt != "u1":
-                ops = ("add", "min", "max") if is_float(a.dt) else ATOMIC_OPS
+                ops = atomic_ops_for(a.dt)
                 par.arrays[a.name] = self.pick(ops)
             else:
                 par.arrays[a.name] = "ro"
@@ -1626,7 +1726,7 @@ class KernelGen:
             if self.chance(0.5):
                 v.perm = "ro"
             else:
-                v.perm = self.pick(("add", "min", "max") if v.env.is_float else ATOMIC_OPS)
+                v.perm = self.pick(atomic_ops_for(v.env.dt))
         if self.chance(0.2):
             self.emit(f"qd.loop_config(block_dim={self.pick([1, 2, 8, 32, 128])})")
             self.tag("loop_config block_dim")
@@ -1658,6 +1758,15 @@ class KernelGen:
         self.nested_block(lambda: self.declare(Var(name, Info("i32", 0, self.m.dims[0] - 1),
                                                    False, "loop")))
         self.loops.pop()
+
+
+def typed(info):
+    """A compile-time value as the runtime value it becomes (a typed literal)."""
+    if info.py is None:
+        return info
+    if info.py is PYANY:
+        return Info(info.dt, info.lo, info.hi, info.g, info.err, info.shape)
+    return of_literal(info.py)
 
 
 def tolerance(info):

@@ -43,13 +43,17 @@ def int_range(dt):
 
 
 def promote(a, b):
+    """Quadrants' promoted_type: u1 counts as 8 bits; a full tie goes to the second operand."""
     if a == b:
         return a
     if is_float(a) != is_float(b):
         return a if is_float(a) else b
-    if BITS[a] != BITS[b]:
-        return a if BITS[a] > BITS[b] else b
-    return a if a.startswith("u") else b
+    wa, wb = (8 if a == "u1" else BITS[a]), (8 if b == "u1" else BITS[b])
+    if wa != wb:
+        return a if wa > wb else b
+    if a.startswith("u") and not b.startswith("u"):
+        return a
+    return b
 
 
 def f32(x):
@@ -70,6 +74,17 @@ def granularity(x):
         m *= 2
         g += 1
     return max(0, g - e)
+
+
+class PyAny:
+    """The py of a compile-time Python value that is not one known number (a qd.static loop
+    variable over a tuple or a range: a different value in every iteration)."""
+
+    def __repr__(self):
+        return "PyAny"
+
+
+PYANY = PyAny()
 
 
 class Info:

@@ -476,8 +476,12 @@ const Expr* Lowerer::scalar_binary(ast::Operator op, const Expr* a, const Expr* 
             is_signed(b->type)) {
           type_error(pos, "an integer base with a negative exponent (use a float base)");
         }
-        DType at = a->type == DType::u1 ? m_default_ip : a->type;
-        return k.binary(BinOp::ipow, at, k.cast(at, a), k.cast(DType::i64, b));
+        if (a->type == DType::u1) {
+          // The result has the base's type, u1 too (computed as an int: 0 or 1 either way).
+          return k.cast(DType::u1, k.binary(BinOp::ipow, m_default_ip, k.cast(m_default_ip, a),
+                                            k.cast(DType::i64, b)));
+        }
+        return k.binary(BinOp::ipow, a->type, a, k.cast(DType::i64, b));
       }
       return arith(BinOp::pow, t);
     case ast::Operator::LShift:

@@ -36,3 +36,13 @@ def wide_literals(x: qd.types.NDArray[qd.u64, 1], out: qd.types.NDArray[qd.u64, 
         out[i * 4 + 1] = x[i] ^ qd.u64(18446744073709551615)
         out[i * 4 + 2] = x[i] + qd.u64(2**63)
         out[i * 4 + 3] = qd.u64((2**64 - 1) // 3)  # folded in Python first
+
+
+@qd.kernel
+def folded_divmod(o: qd.types.NDArray[qd.i32, 1]) -> None:
+    c = 7
+    d = -2
+    o[0] = c % d  # Python semantics: -1
+    o[1] = c // d  # -4
+    o[2] = -c % 2  # 1
+    o[3] = -c // 2  # -4

@@ -15,4 +15,9 @@ CASES = [
      "args": [arr("u64", (2,), [5, 2**64 - 2]), arr("u64", (8,))], "outputs": [1],
      "expected": {1: [0, 2**64 - 6, 2**63 + 5, 6148914691236517205,
                       2**64 - 16, 1, 2**63 - 2, 6148914691236517205]}},
+    {"name": "literals_folded_divmod", "kernel": "literals_k:folded_divmod",
+     "args": [arr("i32", (4,))], "outputs": [0], "expected": {0: [-1, -4, 1, -4]},
+     "oracle_differs": "real Quadrants 1.3.3 folds // and % of integer constants with C "
+                       "semantics (7 % -2 gives 1, 7 // -2 gives -3; at run time it follows "
+                       "Python's)"},
 ]

@@ -116,13 +116,18 @@ def from_format(fmt):
 
 
 def promote(a, b):
+    """Quadrants' promoted_type (quadrants/ir/type_factory.cpp, compare_types): real beats
+    integral, more bits win, at equal width unsigned beats signed, and at a full tie the second
+    operand's type wins. u1 is stored in a byte and counts as 8 bits there: u1 op i8 is u1,
+    u1 op u8 is u8 but u8 op u1 is u1."""
     if a.is_float != b.is_float:
         return a if a.is_float else b
-    if a.bits != b.bits:
-        return a if a.bits > b.bits else b
-    if a.kind == b.kind:
+    wa, wb = (8 if a is u1 else a.bits), (8 if b is u1 else b.bits)
+    if wa != wb:
+        return a if wa > wb else b
+    if a.kind == "u" and b.kind != "u":
         return a
-    return a if a.kind == "u" else b
+    return b
 
 
 def dtype_of_annotation(ann):
