@@ -117,7 +117,12 @@ class Fuzzer:
               flush=True)
         source = source_of(mods, case)
         if not self.opts.no_shrink:
-            source, case = self.shrink(source, case, kind)
+            small, small_case = self.shrink(source, case, kind)
+            if self.quadrants and self.verdict(small, small_case)[1] != kind:
+                # Shrunk with qdbuild and the reference only, it left real Quadrants' language
+                # (or lost the divergence there): shrink again, with Quadrants judging too.
+                small, small_case = self.shrink(source, case, kind, with_quadrants=True)
+            source, case = small, small_case
             detail = self.verdict(source, case)[2] or detail
         out = self.save(source, case, kind, detail)
         print(f"  reproducer: {out}\n  replay: python3 scripts/kernel_fuzz.py --replay {out}",
@@ -133,9 +138,9 @@ class Fuzzer:
         shutil.rmtree(path, ignore_errors=True)
         return res[0][1:]
 
-    def shrink(self, source, case, kind, verdict="divergence", detail=""):
-        needs_quadrants = kind in ("reference vs Quadrants", "reference rejects",
-                                   "Quadrants rejects")
+    def shrink(self, source, case, kind, verdict="divergence", detail="", with_quadrants=False):
+        needs_quadrants = with_quadrants or kind in ("reference vs Quadrants",
+                                                     "reference rejects", "Quadrants rejects")
 
         def still(src, c):
             v, k, d = self.verdict(src, c, needs_quadrants)

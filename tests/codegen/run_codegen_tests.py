@@ -10,6 +10,7 @@ tests/codegen/reject/*.py: kernels outside the supported language, one per kerne
 carries a comment `# expect: LINE:COL CODE text` naming the diagnostic it must produce (position,
 code and a substring of the message); the snapshot <name>.snap holds the full diagnostic lines.
 
+Snapshots are compared byte for byte (CRLF line ends or an extra trailing blank line differ).
 QD_UPDATE_SNAPSHOTS=1 rewrites the snapshots (review them in the diff).
 Usage: run_codegen_tests.py --tool build/bin/qd_codegen_dump [--qdbuild build/bin/qdbuild]
 """
@@ -21,27 +22,28 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "lib"))
+import qdtest  # noqa: E402
 
 
 def dump(tool, path, *extra):
-    r = subprocess.run([tool, str(path), *extra], capture_output=True, text=True, timeout=120)
-    return r.returncode, r.stdout.replace(str(HERE) + "/", "")
+    """(exit status, stdout as text): the bytes as the tool wrote them (no newline translation),
+    the fixture directory's path taken out."""
+    r = subprocess.run([tool, str(path), *extra], capture_output=True, timeout=120)
+    return r.returncode, r.stdout.decode("utf-8").replace(str(HERE) + "/", "")
 
 
 def check_snapshot(name, snap, text, update, failures):
+    data = text.encode("utf-8")
     if update:
-        snap.write_text(text)
+        snap.write_bytes(data)
         return
     if not snap.exists():
         failures.append(f"{name}: no snapshot {snap.name} (run with QD_UPDATE_SNAPSHOTS=1)")
         return
-    want = snap.read_text()
-    if want != text:
-        a, b = want.splitlines(), text.splitlines()
-        for i, (x, y) in enumerate(zip(a + [""] * len(b), b + [""] * len(a))):
-            if x != y:
-                failures.append(f"{name}: snapshot differs at line {i + 1}:\n  want: {x}\n  got:  {y}")
-                break
+    mismatch = qdtest.snapshot_mismatch(snap.read_bytes(), data)
+    if mismatch:
+        failures.append(f"{name}: snapshot {snap.name} {mismatch}")
 
 
 def main():

@@ -6,7 +6,9 @@
   run_diff.py --via capi [--capi-runner build/bin/qd_diff_capi_runner]   ... through the C API
   run_diff.py --self-check                    stand-in vs the expected values in the case files
   run_diff.py --oracle build/venv/bin/python --no-compiled     stand-in vs real Quadrants
-Exit status: 0 all passed, 1 a failure, 125 nothing could run (oracle without quadrants)."""
+Exit status: 0 all passed, 1 a failure, 125 nothing could run (--oracle: no interpreter, or it
+cannot import quadrants; tests/lib/skip_policy.py "no-quadrants-venv", a failure under CI=true).
+An oracle interpreter that starts but dies before its first case is a failure, not a skip."""
 
 import argparse
 import ast
@@ -21,7 +23,9 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
 import harness  # noqa: E402
+import skip_policy  # noqa: E402
 
 
 REFERENCE_NUMPY = False  # --ref-numpy: the stand-in gets numpy arrays instead of array.array
@@ -94,12 +98,21 @@ def self_check(cases):
     return rep.summary("reference vs expected")
 
 
+class OracleUnavailable(Exception):
+    """The oracle cannot run here: no interpreter, or no importable quadrants (a skip reason)."""
+
+
+class OracleBroken(Exception):
+    """The oracle's interpreter started and died before its first case (a failure)."""
+
+
 def run_oracle_worker(python, names):
     """Runs oracle_worker.py over `names`; a case that kills the process (real Quadrants can abort
-    in LLVM) is recorded as an error and the worker restarts after it."""
+    in LLVM) is recorded as an error and the worker restarts after it. Raises OracleUnavailable or
+    OracleBroken when no case can run."""
     results, todo = {}, list(names)
     if not os.path.exists(python):
-        return f"no interpreter at {python}"
+        raise OracleUnavailable(f"no interpreter at {python}")
     while todo:
         proc = subprocess.run([python, os.path.join(HERE, "oracle_worker.py"), ",".join(todo)],
                               capture_output=True, text=True, cwd=ROOT)
@@ -109,7 +122,7 @@ def run_oracle_worker(python, names):
                 continue
             item = json.loads(line)
             if "unavailable" in item:
-                return item["unavailable"]
+                raise OracleUnavailable(f"{python}: {item['unavailable']}")
             if "start" in item:
                 started = item["start"]
             else:
@@ -117,7 +130,8 @@ def run_oracle_worker(python, names):
         if proc.returncode == 0:
             break
         if started is None or started in results:
-            return f"{python} cannot run quadrants (exit {proc.returncode}): {proc.stderr[-1500:]}"
+            raise OracleBroken(f"{python} died before its first case (exit {proc.returncode}): "
+                               f"{proc.stderr[-1500:]}")
         tail = [l for l in proc.stderr.splitlines() if l.strip()][-1:]
         results[started] = {"name": started, "error": f"process died (exit {proc.returncode}): "
                             + " ".join(tail)[:300]}
@@ -126,10 +140,15 @@ def run_oracle_worker(python, names):
 
 
 def oracle(cases, python, record):
-    results = run_oracle_worker(python, [c["name"] for c in cases])
-    if isinstance(results, str):
-        print(f"SKIP oracle: {results}")
-        return 125
+    try:
+        results = run_oracle_worker(python, [c["name"] for c in cases])
+    except OracleUnavailable as e:
+        if skip_policy.may_skip_part("no-quadrants-venv", f"the oracle (real Quadrants): {e}"):
+            return 125
+        return 1
+    except OracleBroken as e:
+        print(f"FAIL oracle: {e}")
+        return 1
     differs = {c["name"] for c in cases if c.get("oracle_differs")}
     if record:
         old = json.load(open(RECORDED)) if os.path.exists(RECORDED) else {}
@@ -202,9 +221,6 @@ def build_store(qdbuild, store):
           (f"; {len([l for l in stderr if ': error' in l])} error lines" if stderr else ""))
     if proc.returncode not in (0, 1):
         print("\n".join(stderr[-20:]))
-        if any("without the code generator" in line for line in stderr):
-            print("SKIP compiled: this qdbuild cannot compile yet")
-            return 125, stderr
         return 1, stderr
     return None, stderr
 

@@ -227,6 +227,20 @@ class KernelGen:
                 return False
         return True
 
+    def python_level(self, src):
+        """Whether src is a plain Python value when Quadrants traces it (only literals,
+        template parameters, static loop variables, module constants and Python builtins: no
+        local, argument, array or qd.* call), so T(src) must follow the literal rules."""
+        py_names = {v.name for v in self.visible() if v.role in ("template", "static")}
+        py_names |= set(self.m.consts) | set(self.m.flags) | {"abs", "min", "max", "int",
+                                                              "float"}
+        for node in ast.walk(ast.parse(src, mode="eval")):
+            if isinstance(node, ast.Name) and node.id not in py_names:
+                return False
+            if isinstance(node, ast.Attribute):
+                return False
+        return True
+
     def note_folded_divmod(self, a_src, d_src):
         """Real Quadrants 1.3.3 folds integer // and % of constants with C semantics (7 // -2
         is -3 there): such kernels are not compared with it (tests/diff/README.md)."""
@@ -621,6 +635,8 @@ class KernelGen:
             self.tag("abs")
             form = self.pick(["abs({a})", "qd.abs({a})"])
             if a.is_int:
+                if is_signed(a.dt) and a.lo == int_range(a.dt)[0]:
+                    raise Reject()  # abs of the minimum is poison in Quadrants' LLVM code
                 if a.lo >= 0:
                     lo, hi = a.lo, a.hi
                 elif a.hi <= 0:
@@ -648,7 +664,7 @@ class KernelGen:
             raise Reject()
         self.tag("cast")
         form = self.rng.random()
-        if form < 0.5:
+        if form < 0.5 or self.python_level(sa):
             return f"qd.cast({sa}, qd.{t})", c
         if form < 0.8:
             return f"qd.{t}({sa})", c

@@ -246,13 +246,24 @@ def shrink(source, case, still_diverges, budget_s=180, log=None):
     tree = only_kernel(ast.parse(source), kernel)
     tries = 0
 
+    current = [None]
+
     def accept(t, c):
+        """Whether the variant t (with inputs c) still diverges; a variant that is not smaller
+        (an edit that changed nothing) is never taken."""
         nonlocal tries
+        text = ast.unparse(t) + "\n"
+        if current[0] is not None and (text, c) == current[0]:
+            return False
         tries += 1
-        return still_diverges(ast.unparse(t) + "\n", c)
+        if still_diverges(text, c):
+            current[0] = (text, c)
+            return True
+        return False
 
     if not accept(tree, case):
         tree = ast.parse(source)  # the cut-down module does not diverge: keep it whole
+        current[0] = (ast.unparse(tree) + "\n", case)
     progress = True
     while progress and time.monotonic() < deadline:
         progress = False

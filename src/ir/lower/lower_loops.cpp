@@ -94,9 +94,12 @@ void Lowerer::lower_for(const ast::For* s) {
     case Val::Kind::tuple:
     case Val::Kind::enumerate_:
     case Val::Kind::zip_:
-    case Val::Kind::tensor: lower_static_for(s, it); return;
+      static_iterable(s);
+      lower_static_for(s, it);
+      return;
     case Val::Kind::py:
       if (it.py.kind == sema::Value::Kind::tuple) {
+        static_iterable(s);
         lower_static_for(s, it);
         return;
       }
@@ -223,21 +226,39 @@ std::vector<Val> Lowerer::static_items(const Val& it, const ast::Pos& pos) {
   fail(pos, "QD206", "cannot iterate over " + it.describe() + " at compile time");
 }
 
+bool Lowerer::is_static_call(const ast::Expr* e) {
+  const auto* c = e->as<ast::Call>();
+  if (c == nullptr) {
+    return false;
+  }
+  Val callee = eval(c->func);
+  return callee.kind == Val::Kind::api && callee.path == "static";
+}
+
+void Lowerer::static_iterable(const ast::For* s) {
+  // Quadrants unrolls a loop over a tuple, list, enumerate or zip only under qd.static (or an
+  // iterable chosen by `A if qd.static(c) else B`); a runtime loop over one is refused there.
+  const ast::Expr* iter = s->iter;
+  if (const auto* ie = iter->as<ast::IfExp>(); ie != nullptr && is_static_call(ie->test)) {
+    return;
+  }
+  if (!is_static_call(iter)) {
+    fail(iter->pos, "QD205",
+         "a for loop over a tuple, list, enumerate or zip needs qd.static(...) (it is unrolled "
+         "at compile time)");
+  }
+}
+
 const ast::Seq<ast::Expr*>* Lowerer::static_display(const ast::For* s) {
   if (s->target->as<ast::Name>() == nullptr) {
     return nullptr;
   }
   const ast::Expr* iter = s->iter;
-  if (const auto* c = iter->as<ast::Call>()) {
-    if (c->args.size != 1 || c->keywords.size != 0) {
-      return nullptr;
-    }
-    Val callee = eval(c->func);
-    if (callee.kind != Val::Kind::api || callee.path != "static") {
-      return nullptr;
-    }
-    iter = c->args[0];
+  const auto* c = iter->as<ast::Call>();
+  if (c == nullptr || c->args.size != 1 || c->keywords.size != 0 || !is_static_call(c)) {
+    return nullptr;
   }
+  iter = c->args[0];
   const ast::Seq<ast::Expr*>* elts = nullptr;
   if (const auto* t = iter->as<ast::Tuple>()) {
     elts = &t->elts;

@@ -741,6 +741,15 @@ void Lowerer::write(const LValue& lv, const Val& v, const ast::Pos& pos) {
 
 Val Lowerer::atomic(AtomicOp op, const LValue& lv, const Val& v, const ast::Pos& pos,
                     bool want_old) {
+  if (lv.type == DType::u1 && lv.kind != LValue::Kind::tensor) {
+    // One bit: + and - wrap modulo 2 (an exclusive or), * is an and, as u1 arithmetic does in
+    // Quadrants; a byte-wide atomic add would store 2 into a bool.
+    if (op == AtomicOp::add || op == AtomicOp::sub) {
+      op = AtomicOp::bit_xor;
+    } else if (op == AtomicOp::mul) {
+      op = AtomicOp::bit_and;
+    }
+  }
   if (lv.kind == LValue::Kind::dynamic) {
     // Thread-private elements: a read-modify-write through the selected element.
     Val old = materialize(read(lv), pos);

@@ -178,3 +178,9 @@ def int_literal_float_type(a: A) -> None:
 @qd.kernel
 def float_literal_int_type(a: A) -> None:
     a[0] = qd.i32(2.5)  # expect: 180:12 QD202 floating-point literals must be annotated
+
+
+@qd.kernel
+def runtime_loop_over_tuple(a: A) -> None:
+    for s in (a[0], a[1]):  # expect: 185:14 QD205 a for loop over a tuple, list, enumerate or zip needs qd.static
+        a[2] += s

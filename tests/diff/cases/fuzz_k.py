@@ -1,0 +1,28 @@
+"""Regression fixtures: kernels shrunk by the random-kernel differential fuzzer
+(scripts/kernel_fuzz.py) from divergences it found, each as the shrinker left it (the names are
+the generator's). tests/diff/README.md says what each one was."""
+
+import quadrants as qd
+
+
+@qd.kernel
+def u1_static_place_add(a1: qd.types.NDArray[qd.u1, 1]) -> None:
+    for s29 in qd.static((a1[0],)):
+        s29 += 1  # an atomic add on a u1 element: 1 + 1 wraps to 0
+
+
+@qd.kernel
+def u1_pow_neg(a3: qd.types.NDArray[qd.u1, 1]) -> qd.i32:
+    return -a3[2] ** 3
+
+
+@qd.func
+def bump(p: qd.template()) -> qd.i32:
+    p += 10
+    return 1
+
+
+@qd.kernel
+def ternary_side_effects(x: qd.types.NDArray[qd.i32, 1]) -> None:
+    for i in range(1):
+        x[1] = 5 if x[0] > 0 else bump(x[2])  # only the side taken runs

@@ -1,0 +1,18 @@
+"""Cases for cases/fuzz_k.py: shrunk reproducers of divergences the kernel fuzzer found."""
+
+
+def arr(dtype, shape, init=None):
+    return {"array": dtype, "shape": shape, "init": init}
+
+
+CASES = [
+    {"name": "fuzz_u1_static_place_add", "kernel": "fuzz_k:u1_static_place_add",
+     "args": [arr("u1", (1,), [True])], "outputs": [0], "expected": {0: [False]}},
+    {"name": "fuzz_u1_pow_neg", "kernel": "fuzz_k:u1_pow_neg",
+     "args": [arr("u1", (3,), [False, False, True])], "outputs": [], "expected": {"return": 1}},
+    {"name": "fuzz_ternary_side_effects", "kernel": "fuzz_k:ternary_side_effects",
+     "args": [arr("i32", (3,), [1, 0, 0])], "outputs": [0], "expected": {0: [1, 5, 0]},
+     "oracle_differs": "real Quadrants 1.3.3 builds both sides of `a if c else b`, so the "
+                       "statements of a func called in the side not taken run too (x[2] becomes "
+                       "10); kernel-language.md: only one side runs"},
+]
