@@ -101,6 +101,8 @@ def run_worker(python, mode, batch_path, names, timeout=300, env=None):
                 msg = json.loads(line)
             except ValueError:
                 continue
+            if not isinstance(msg, dict):
+                continue  # what a kernel printed
             if "unavailable" in msg:
                 return None
             if "start" in msg:
@@ -176,18 +178,21 @@ def judge(case, built, ref, comp, quad):
     """(verdict, kind, detail) for one case (see the module docstring)."""
     name = case["name"]
     r = ref.get(name, {"error": "no result"})
-    if "error" in r:
-        q = quad.get(name) if quad is not None else None
-        if q is not None and "snapshot" in q:
-            return "divergence", "reference rejects", f"the reference: {r['error']}"
-        return "invalid", "reference rejects", r["error"]
     q = quad.get(name) if quad is not None else None
     if q is not None and "error" in q:
         # (qd_skip only keeps the values from being compared: a kernel Quadrants rejects is
         # not valid Quadrants whatever the reason.)
         return "invalid", "Quadrants rejects", q["error"]
-    if built is not None and case["kernel"] in built:
-        err = built[case["kernel"]]
+    err = built.get(case["kernel"]) if built is not None else None
+    if err is not None and err["code"] == "QD201" and ("error" not in r or q is not None):
+        # Valid Quadrants (the real one ran it, or at least the reference did) that qdbuild
+        # does not compile yet.
+        return "gap", gap_construct(err["message"]), err["message"]
+    if "error" in r:
+        if q is not None and "snapshot" in q:
+            return "divergence", "reference rejects", f"the reference: {r['error']}"
+        return "invalid", "reference rejects", r["error"]
+    if err is not None:
         if err["code"] == "QD201":
             return "gap", gap_construct(err["message"]), err["message"]
         if err["code"] in ("QD299", "internal") or err["code"] is None:

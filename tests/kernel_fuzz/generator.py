@@ -1164,9 +1164,130 @@ class KernelGen:
             return self.static_if()
         if r < 0.91 and self.in_func < 2:
             return self.func_call_stmt()
-        if r < 0.95:
+        if r < 0.96:
             return self.break_continue()
-        return self.declare_local()
+        return self.probe()
+
+    # --- constructs at the edge of what qdbuild compiles: valid Quadrants the reference runs;
+    # a QD201 from qdbuild on them is the language gap, counted by construct ---------------
+    def probe(self):
+        kind = self.pick(["any_all", "fill", "row_slice", "math_helper", "matrix", "print",
+                          "atomic_mul", "norm"])
+        n = self.pick([2, 3, 4])
+        if kind == "any_all":
+            sv, v = self.expr("num", 1, True, (n,))
+            sb, b = self.expr("num", 1, True)
+            if convert(v.scalar(), promote(v.dt, b.dt)) is None or \
+                    convert(b.scalar(), promote(v.dt, b.dt)) is None:
+                raise Reject()
+            name = self.fresh("v")
+            fn = self.pick(["any", "all"])
+            self.tag(f"vector .{fn}()")
+            self.emit(f"{name} = ({sv} {self.pick(['>', '<=', '!='])} {sb}).{fn}()")
+            self.declare(Var(name, Info("u1", 0, 1), True, "local"))
+            return
+        if kind == "fill":
+            name = self.fresh("v")
+            sv, v = self.expr("num", 1, False, (n,))
+            v = typed(v)
+            env = self.widen(v)
+            self.emit(f"{name} = {sv}")
+            self.declare(Var(name, env, True, "local"))
+            self.tag("vector .fill()")
+            self.emit(f"{name}.fill({self.fitting(env.scalar())})")
+            return
+        if kind == "row_slice":
+            rows, cols = self.pick([2, 3]), self.pick([2, 3])
+            entries = [[self.expr("int", 0)[0] for _ in range(cols)] for _ in range(rows)]
+            m = self.fresh("m")
+            self.emit(f"{m} = qd.Matrix([" + ", ".join("[" + ", ".join(r) + "]"
+                                                       for r in entries) + "])")
+            k = self.rng.randrange(rows)
+            r = self.fresh("v")
+            self.tag("matrix row slice")
+            self.emit(f"{r} = {m}[{k}, :]")
+            self.emit(f"{m}[{self.rng.randrange(rows)}, :] = {r} * 2")
+            self.declare(Var(r, full("i32", (cols,)), True, "local"))
+            return
+        if kind == "math_helper":
+            fn = self.pick(["sign", "step", "fract", "mix", "length", "distance", "log2"])
+            self.tag(f"qd.math.{fn}")
+            name = self.fresh("v")
+            if fn in ("length", "distance"):
+                sa, a = self.expr("float", 1, False, (n,))
+                if fn == "length":
+                    self.emit(f"{name} = qd.math.length({sa})")
+                else:
+                    sb, b = self.expr("float", 1, False, (n,))
+                    self.emit(f"{name} = qd.math.distance({sa}, {sb})")
+                m = max(a.mag, 1.0) * 2 * n
+                self.declare(Var(name, Info(a.dt, 0.0, m, None, m * 2.0 ** -(MANT[a.dt] - 8)),
+                                 True, "local"))
+                return
+            sa, a = self.expr("float", 1, fn != "mix" and fn != "log2")
+            if fn == "sign":
+                self.emit(f"{name} = qd.math.sign({sa})")
+                info = Info(a.dt, -1.0, 1.0, 0)
+            elif fn == "step":
+                sb, b = self.expr("float", 1, True)
+                self.emit(f"{name} = qd.math.step({sb}, {sa})")
+                info = Info(promote(a.dt, b.dt), 0.0, 1.0, 0)
+            elif fn == "fract":
+                self.emit(f"{name} = qd.math.fract({sa})")
+                info = float_result(a.dt, 0.0, 1.0, a.g, 0.0)
+            elif fn == "mix":
+                sb, b = self.expr("float", 1)
+                self.emit(f"{name} = qd.math.mix({sa}, {sb}, 0.25)")
+                m = a.mag + b.mag
+                info = Info(promote(a.dt, b.dt), -m, m, None, (a.err + b.err + m * 2.0 ** -20))
+            else:
+                self.emit(f"{name} = qd.math.log2(qd.abs({sa}) + 1.0)")
+                m = math.log2(a.mag + 1) + 1
+                info = Info(a.dt, 0.0, m, None, a.err + m * 2.0 ** -(MANT[a.dt] - 6))
+            self.declare(Var(name, self.widen(info), True, "local"))
+            return
+        if kind == "matrix":
+            rows = self.pick([2, 3])
+            entries = [[str(self.rng.randint(-3, 3)) for _ in range(rows)] for _ in range(rows)]
+            m = self.fresh("m")
+            self.emit(f"{m} = qd.Matrix([" + ", ".join("[" + ", ".join(r) + "]"
+                                                       for r in entries) + "])")
+            name = self.fresh("v")
+            fn = self.pick(["determinant", "trace", "transpose_at", "matmul"])
+            self.tag(f"matrix local .{fn}")
+            if fn == "determinant":
+                self.emit(f"{name} = {m}.determinant()")
+            elif fn == "trace":
+                self.emit(f"{name} = {m}.trace()")
+            elif fn == "transpose_at":
+                self.emit(f"{name} = ({m}.transpose() @ {m})[0, {rows - 1}]")
+            else:
+                self.emit(f"{name} = ({m} @ {m} @ {m})[{rows - 1}, 0]")
+            self.declare(Var(name, full("i32"), True, "local"))
+            return
+        if kind == "print":
+            sa, _ = self.expr("num", 1)
+            self.tag("print")
+            self.emit(f"print({sa})")
+            return
+        if kind == "atomic_mul":
+            if self.par is not None:
+                raise Reject()  # a product of racing updates is order-independent only mod 2^n
+            cands = [v for v in self.visible() if v.role == "local" and v.mutable and
+                     not v.env.shape and v.env.is_int and v.env.dt != "u1"]
+            if not cands:
+                raise Reject()
+            v = self.pick(cands)
+            self.tag("qd.atomic_mul")
+            self.emit(f"qd.atomic_mul({v.src}, {self.expr('int', 1)[0]})")
+            return
+        sa, a = self.expr("float", 1, False, (n,))
+        name = self.fresh("v")
+        self.tag("vector .norm()")
+        self.emit(f"{name} = {sa}.norm()")
+        m = max(a.mag, 1.0) * 2 * n
+        self.declare(Var(name, Info(a.dt, 0.0, m, None, m * 2.0 ** -(MANT[a.dt] - 8)), True,
+                         "local"))
 
     def declare_local(self, shape=None):
         name = self.fresh("v")

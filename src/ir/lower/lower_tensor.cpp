@@ -299,12 +299,13 @@ Val Lowerer::swizzle(const Val& t, std::string_view attr, const ast::Pos& pos, b
   std::vector<const Expr*> out;
   for (std::string_view set : {"xyzw", "rgba", "stpq"}) {
     out.clear();
+    // A swizzle only if every letter is of this set: `.all` / `.any` are methods, not an
+    // out-of-range `.a` on a 3-vector.
+    if (attr.find_first_not_of(set) != std::string_view::npos) {
+      continue;
+    }
     for (char ch : attr) {
       size_t at = set.find(ch);
-      if (at == std::string_view::npos) {
-        out.clear();
-        break;
-      }
       if (static_cast<int32_t>(at) >= t.rows) {
         fail(pos, "QD206", "'." + std::string(attr) + "' is out of range for a " + shape_text(t));
       }

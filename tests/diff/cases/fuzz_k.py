@@ -26,3 +26,12 @@ def bump(p: qd.template()) -> qd.i32:
 def ternary_side_effects(x: qd.types.NDArray[qd.i32, 1]) -> None:
     for i in range(1):
         x[1] = 5 if x[0] > 0 else bump(x[2])  # only the side taken runs
+
+
+@qd.kernel
+def any_all_small_vectors(x: qd.types.NDArray[qd.i32, 1], o: qd.types.NDArray[qd.i32, 1]) -> None:
+    for i in range(1):
+        v = qd.Vector([x[0], x[1], x[2]])
+        o[0] = (v > 0).any()  # was QD206 "'.any' is out of range for a vector of 3"
+        o[1] = (v > 0).all()
+        o[2] = (qd.Vector([x[0], x[1]]) != 0).all()
