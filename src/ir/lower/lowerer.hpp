@@ -109,8 +109,8 @@ private:
   void lower_for(const ast::For* s);
   void lower_while(const ast::While* s);
   void lower_static_for(const ast::For* s, const Val& iterable);
-  bool is_static_call(const ast::Expr* e);    // qd.static(...)
-  void static_iterable(const ast::For* s);    // QD205 unless the loop is under qd.static
+  bool is_static_call(const ast::Expr* e);  // qd.static(...)
+  void static_iterable(const ast::For* s);  // QD205 unless the loop is under qd.static
   // `for x in qd.static((a, b[i], ...))` (or a list) with one loop variable: the display's
   // elements; nullptr for any other loop.
   const ast::Seq<ast::Expr*>* static_display(const ast::For* s);
