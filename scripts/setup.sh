@@ -3,12 +3,14 @@
 # Idempotent: returns at once when everything is already installed; runs `apt-get update` only
 # when a package is missing and apt has no candidate for it.
 # Usage: scripts/setup.sh
+# Env: CI=true (.ci/run): a missing Python 3.12 or a failed install of build/venv is an error (exit
+# 1), as the tests that need them fail under CI=true (tests/lib/skip_policy.py); elsewhere a note.
 set -euo pipefail
 
 PACKAGES=(
   cmake ninja-build
   clang-19 lld-19 llvm-19-dev libclang-19-dev libclang-cpp19-dev liblld-19-dev libclang-rt-19-dev
-  clang-format-19
+  clang-format-19 pkg-config
   libzstd-dev nlohmann-json3-dev libcli11-dev doctest-dev libxxhash-dev libssl-dev
   libtomlplusplus-dev
   python3
@@ -49,20 +51,42 @@ fi
 # Python 3.12 is needed only by the tests that compare with CPython (corpus, fixtures, bench).
 # shellcheck source=scripts/python312.sh
 source "$(dirname "${BASH_SOURCE[0]}")/python312.sh"
+ci=0
+[[ "${CI:-}" == "true" ]] && ci=1
 if py=$(qd_find_python312); then
   echo "setup: Python 3.12 for CPython comparisons: $py"
+elif ((ci)); then
+  echo "setup: error: no Python 3.12 found (set QD_PYTHON312=/path/to/python3.12); under CI=true" \
+    "the tests comparing with CPython fail without it" >&2
+  exit 1
 else
   echo "setup: note: no Python 3.12 found (set QD_PYTHON312=/path/to/python3.12);" \
     "tests comparing with CPython will be skipped"
 fi
 
-# The real Quadrants on CPU, for the purity oracle (tests/sema/oracle.py, ctest -L oracle), in
-# build/venv. Optional: without PyPI access the oracle test reports itself as skipped.
+# The real Quadrants on CPU and numpy, in build/venv: the purity and differential oracles
+# (ctest -L oracle, diff_oracle) and the binding's numpy cases (runtime_python_numpy). Without
+# PyPI access those tests skip, except under CI=true, where this is an error. pip's own output
+# is shown when it fails.
 venv="$(dirname "${BASH_SOURCE[0]}")/../build/venv"
-if [[ -x "$venv/bin/python" ]] && "$venv/bin/python" -c "import quadrants, numpy" 2>/dev/null; then
-  echo "setup: Quadrants oracle venv present: build/venv"
-elif (python3 -m venv "$venv" && "$venv/bin/pip" install -q quadrants numpy) >/dev/null 2>&1; then
-  echo "setup: installed Quadrants and numpy into build/venv (purity oracle)"
+if [[ -x "$venv/bin/python" ]] && "$venv/bin/python" -c "import quadrants, numpy" >/dev/null 2>&1; then
+  echo "setup: Quadrants venv present: build/venv"
 else
-  echo "setup: note: could not install quadrants into build/venv; the oracle test will be skipped"
+  echo "setup: installing quadrants and numpy into build/venv"
+  log=$(mktemp)
+  if python3 -m venv "$venv" >"$log" 2>&1 && "$venv/bin/pip" install -q quadrants numpy >>"$log" 2>&1 &&
+    "$venv/bin/python" -c "import quadrants, numpy" >>"$log" 2>&1; then
+    echo "setup: installed Quadrants and numpy into build/venv"
+    rm -f "$log"
+  else
+    echo "setup: the install into build/venv failed; its output:" >&2
+    cat "$log" >&2
+    rm -f "$log"
+    if ((ci)); then
+      echo "setup: error: no usable build/venv; under CI=true the oracle and numpy tests fail" \
+        "without it" >&2
+      exit 1
+    fi
+    echo "setup: note: the oracle and numpy tests will be skipped"
+  fi
 fi

@@ -22,6 +22,9 @@ import sys
 import tempfile
 import tokenize
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import qdtest  # noqa: E402
+
 BATCH = 64
 
 
@@ -111,6 +114,7 @@ def compile_error(text):
 
 
 def main():
+    qdtest.require_python312("the tokenizer comparison with tokenize")
     args = sys.argv[1:]
     show = 10
     check_errors = "--errors" in args

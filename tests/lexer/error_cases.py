@@ -12,6 +12,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import qdtest  # noqa: E402
+
 CASES = [
     "x = 1 \\ y", "x = \\", "if x:\n    a\n  b\n", "if x:\n\ta\n        b\n", "foo(\n",
     "x = (1,\n]", "x = (1,]", "x = )", "1abc", "1_a", "0777", "0o8", "0o", "0b2", "0b", "0x",
@@ -35,6 +38,7 @@ CASES = [
 
 
 def main():
+    qdtest.require_python312("the tokenizer error cases (compile() as the reference)")
     binary = sys.argv[1]
     d = tempfile.mkdtemp(prefix="qd_lexerr_")
     paths = []

@@ -5,9 +5,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import skip_policy  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_QDBUILD = ROOT / "build" / "bin" / "qdbuild"
-SKIP = 125  # ctest SKIP_RETURN_CODE
+SKIP = skip_policy.SKIP  # ctest SKIP_RETURN_CODE; skips go through skip_policy only
 
 # A kernel of five top-level loops (five offload tasks): the build and watch tests edit one loop
 # and check that only its task recompiles.
@@ -34,11 +37,11 @@ ERROR_LINE = re.compile(rb"^(?P<path>.*?):(?P<line>\d+):(?P<col>\d+): error: (?P
 
 
 def require_python312(what):
-    """Exits with SKIP unless running under CPython 3.12 (the reference for dump-ast)."""
+    """Skips (skip_policy "no-python312": a failure under CI=true) unless running under CPython
+    3.12 (the reference for dump-ast and the tokenizer)."""
     if sys.version_info[:2] != (3, 12) or sys.implementation.name != "cpython":
-        print(f"SKIP: {what} needs CPython 3.12 as the reference; this is {sys.version.split()[0]}"
-              f" ({sys.executable}). Set QD_PYTHON312 or install pyenv 3.12.1.")
-        sys.exit(SKIP)
+        skip_policy.skip("no-python312", f"{what}: this interpreter is "
+                         f"{sys.implementation.name} {sys.version.split()[0]} ({sys.executable})")
 
 
 def require_qdbuild(path):
@@ -108,6 +111,23 @@ def diff_excerpt(expected, actual, width=80):
     return (f"first difference at column {i} (expected {len(expected)} chars, got {len(actual)})\n"
             f"    expected: ...{expected[lo:i + width]!r}\n"
             f"    qdbuild:  ...{actual[lo:i + width]!r}")
+
+
+def snapshot_mismatch(expected, actual):
+    """Compares a snapshot byte for byte (bytes: the file as stored, the output as produced):
+    None when identical, else the first difference. CRLF against LF, a missing or extra trailing
+    blank line and a missing final newline are differences like any other."""
+    if expected == actual:
+        return None
+    a, b = expected.split(b"\n"), actual.split(b"\n")
+    for i in range(max(len(a), len(b))):
+        x = a[i] if i < len(a) else None
+        y = b[i] if i < len(b) else None
+        if x != y:
+            shown = lambda v: "<end of file>" if v is None else repr(v)[1:]  # noqa: E731
+            return (f"differs at line {i + 1} (snapshot {len(expected)} bytes, output "
+                    f"{len(actual)} bytes):\n  want: {shown(x)}\n  got:  {shown(y)}")
+    return "differs"  # not reached: equal line lists mean equal bytes
 
 
 def describe_rc(rc):

@@ -10,6 +10,7 @@ For every fixture, runs `qdbuild dump-ast` (from the repository root, with the r
   both      The snapshot tests/fixtures/parse/snapshots/<group>@<file>.snap (## AST = stdout,
             ## Errors = stderr) must match exactly. QD_UPDATE_SNAPSHOTS=1 rewrites snapshots
             (review them in the diff); snapshots without a fixture fail (and are removed on update).
+            Snapshots are compared byte for byte.
 
 Usage: run_fixtures.py [--qdbuild PATH] [--only SUBSTR] [-v]
 Exit: 0 all pass; 1 any failure; 125 not running under CPython 3.12 (skipped).
@@ -132,21 +133,20 @@ def check_fixture(qdbuild, group, path, update):
                 failures.append("stdout must be empty for a rejected file")
 
     snap_path = SNAPSHOTS / f"{group}@{path.name}.snap"
-    snapshot = render_snapshot(rel, out, err)
+    snapshot = render_snapshot(rel, out, err).encode("utf-8", "surrogateescape")
     if update:
-        if not snap_path.exists() or snap_path.read_text(encoding="utf-8",
-                                                         errors="surrogateescape") != snapshot:
-            snap_path.write_text(snapshot, encoding="utf-8", errors="surrogateescape")
+        if not snap_path.exists() or snap_path.read_bytes() != snapshot:
+            snap_path.write_bytes(snapshot)
             print(f"updated {snap_path.relative_to(qdtest.ROOT)}")
     elif not snap_path.exists():
         failures.append(f"missing snapshot {snap_path.relative_to(qdtest.ROOT)} "
                         "(run with QD_UPDATE_SNAPSHOTS=1 and review it)")
     else:
-        expected = snap_path.read_text(encoding="utf-8", errors="surrogateescape")
-        if expected != snapshot:
-            failures.append(f"snapshot {snap_path.name} differs: "
-                            + qdtest.diff_excerpt(expected, snapshot, width=60)
-                            + "\n    (QD_UPDATE_SNAPSHOTS=1 rewrites it; review the diff)")
+        # Byte for byte: CRLF line ends or an extra trailing blank line are differences too.
+        mismatch = qdtest.snapshot_mismatch(snap_path.read_bytes(), snapshot)
+        if mismatch:
+            failures.append(f"snapshot {snap_path.name} {mismatch}"
+                            "\n    (QD_UPDATE_SNAPSHOTS=1 rewrites it; review the diff)")
     return failures
 
 

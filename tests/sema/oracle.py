@@ -4,7 +4,8 @@ and compares each kernel's verdict (raises / warns [PURE.VIOLATION] / ok) with q
 
 Usage: build/venv/bin/python tests/sema/oracle.py build/bin/qdbuild
 Needs `pip install quadrants numpy` in that interpreter (scripts/setup.sh makes build/venv);
-exits 125 (skipped) without it. Not part of ctest: it runs a JIT per kernel (~1 minute).
+exits 125 (skipped) without it, or fails under CI=true (tests/lib/skip_policy.py). ctest label
+oracle: it runs a JIT per kernel (~1 minute).
 
 Where qdbuild deliberately differs from Quadrants (fastcache-semantics.md §5: the bugs the issue
 asks to fix), the expected difference is listed in DIVERGENCES and checked as such.
@@ -17,6 +18,8 @@ import warnings
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "lib"))
+import skip_policy  # noqa: E402
 FIXTURES = HERE / "fixtures"
 
 # kernel -> (quadrants verdict, qdbuild verdict, why qdbuild differs)
@@ -98,9 +101,9 @@ def main():
         return 2
     try:
         import quadrants  # noqa: F401
-    except ImportError:
-        print("SKIP: quadrants is not installed in this interpreter (pip install quadrants numpy)")
-        return 125
+    except ImportError as e:
+        skip_policy.skip("no-quadrants-venv", f"the purity oracle: {sys.executable} cannot import "
+                         f"quadrants ({e})")
     theirs = quadrants_verdicts()
     ours = qdbuild_verdicts(str(Path(sys.argv[1]).resolve()))
     bad = 0

@@ -24,6 +24,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "lib"))
+import qdtest  # noqa: E402
 SNAP = HERE / "snapshots"
 UPDATE = os.environ.get("QD_UPDATE_SNAPSHOTS") == "1"
 
@@ -43,27 +45,20 @@ def run(qdbuild, *args, cwd=HERE):
 
 
 def snapshot(name, text):
+    """Compares `text` with snapshots/NAME byte for byte (UTF-8, LF line ends as produced)."""
     path = SNAP / name
+    data = text.encode("utf-8")
     if UPDATE:
         path.parent.mkdir(parents=True, exist_ok=True)
-        if not path.exists() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8")
+        if not path.exists() or path.read_bytes() != data:
+            path.write_bytes(data)
             print(f"updated {path.relative_to(HERE)}")
         return
     if not path.exists():
         check(False, f"missing snapshot {path.relative_to(HERE)} (run with QD_UPDATE_SNAPSHOTS=1)")
         return
-    expected = path.read_text(encoding="utf-8")
-    if expected != text:
-        exp_lines = expected.splitlines()
-        got_lines = text.splitlines()
-        for i in range(max(len(exp_lines), len(got_lines))):
-            e = exp_lines[i] if i < len(exp_lines) else "<end>"
-            g = got_lines[i] if i < len(got_lines) else "<end>"
-            if e != g:
-                check(False, f"{path.relative_to(HERE)} differs at line {i + 1}:\n"
-                             f"    expected: {e}\n    got:      {g}")
-                break
+    mismatch = qdtest.snapshot_mismatch(path.read_bytes(), data)
+    check(mismatch is None, f"{path.relative_to(HERE)} {mismatch}")
 
 
 def kernel_ids(qdbuild, root):
