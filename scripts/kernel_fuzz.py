@@ -182,7 +182,14 @@ class Fuzzer:
         for name, kind, detail, out in self.divergences:
             print(f"divergence {name}: {kind}: {detail[:200]} ({out})")
         print(f"kernel-fuzz: {self.kernels} kernels, {len(self.divergences)} divergences")
-        return 1 if self.divergences else 0
+        if self.divergences:
+            return 1
+        if self.opts.max_invalid is not None and self.verdicts["invalid"] > self.opts.max_invalid:
+            print(f"kernel-fuzz: {self.verdicts['invalid']} invalid kernels (at most "
+                  f"{self.opts.max_invalid} allowed): the generator wrote kernels a reference "
+                  f"rejects", flush=True)
+            return 1
+        return 0
 
 
 def replay(opts):
@@ -219,6 +226,8 @@ def main():
     ap.add_argument("--keep-invalid", action="store_true",
                     help="also shrink and keep kernels a reference rejects (generator bugs)")
     ap.add_argument("--shrink-seconds", type=float, default=240)
+    ap.add_argument("--max-invalid", type=int, default=None,
+                    help="fail when more kernels than this are invalid (generator bugs)")
     ap.add_argument("-v", "--verbose", action="store_true")
     opts = ap.parse_args()
     if not os.path.exists(opts.qdbuild):
@@ -232,7 +241,7 @@ def main():
     batch = KERNELS_PER_MODULE * MODULES_PER_BATCH
     try:
         if opts.soak:
-            seed = opts.seed if opts.seed != 1 else int(time.time())
+            seed = opts.seed if opts.seed != 1 else int(time.time()) % 1000000
             while not opts.time or time.monotonic() - start < opts.time:
                 fz.run_batch(seed, 0, batch)
                 seed += 1
