@@ -4,8 +4,12 @@
 nothing compiled; no-op build -> "noop" and no file in the store modified), failure handling (one
 bad kernel -> exit 1, the others built), the missing-instance warning, -d explain, exit codes, the
 store afterwards (verify clean, gc keeps the task cache consistent). Counters come from --json,
-never from timing. Runs in a temp directory (kept on failure).
-Usage: run_build.py [--qdbuild PATH]      Exit: 0 all pass; 1 any failure.
+never from timing. Reuse is checked against what it must not survive: a store built by a broken
+compiler (a copy of qdbuild and its backend whose embedded prelude truncates integer //) is
+rebuilt, every task, by the real qdbuild, whose kernels then compute Python's //; a copy of the
+real qdbuild with another mtime is another compiler too; an index entry naming another module
+than the build log recorded is not reused. Runs in a temp directory (kept on failure).
+Usage: run_build.py [--qdbuild PATH] [--qdrt-lib PATH]      Exit: 0 all pass; 1 any failure.
 """
 import argparse
 import json
@@ -23,6 +27,8 @@ import qdtest  # noqa: E402
 failures = []
 
 NDARRAY = qdtest.NDARRAY_F32
+NDARRAY_I32 = "qd.types.ndarray(dtype=qd.i32, ndim=1)"
+QDRT_LIB = None  # --qdrt-lib
 
 
 SAXPY = f"""import quadrants as qd
@@ -176,8 +182,6 @@ def incremental(qd, tmp):
 
     # gc with no grace removes the objects no entry references and their task records.
     rc, out, err = run(qd, "store", "gc", "--store", "st", "--grace", "0", cwd=w)
-    if rc == 2:  # no --grace option: plain gc
-        rc, out, err = run(qd, "store", "gc", "--store", "st", cwd=w)
     check("gc exits 0", rc == 0, f"exit {rc} {out} {err}")
     rc, out, err = run(qd, "store", "verify", "--store", "st", cwd=w)
     check("store verify is clean after gc", rc == 0, f"exit {rc} {out} {err}")
@@ -242,10 +246,11 @@ def usage(qd, tmp):
     check("unknown target: exit 2", rc == 2, f"exit {rc}")
     check("unknown target: message",
           err == "qdbuild: error: unknown target 'tpu' (cpu, cuda or cuda:sm_XX)\n", err)
-    # cpu and cuda in one command: one entry per kernel instance and target.
+    # cpu and cuda in one command: one entry per kernel instance and target; both build (the
+    # CUDA side needs no GPU: PTX and cubins come from LLVM and nvJitLink), so exit 0.
     rc, out, err = run(qd, "build", "src", "--store", "st_multi", "--target", "cpu", "--target",
                        "cuda:sm_90", "--json", cwd=w)
-    if check("cpu + cuda: exit", rc in (0, 1), f"exit {rc}: {err}"):
+    if check("cpu + cuda: exit 0", rc == 0, f"exit {rc}: {out} {err}"):
         doc = json.loads(out)
         check("cpu + cuda: two results", [t["target"] for t in doc["targets"]] == ["cpu", "cuda:sm_90"],
               out)
@@ -269,16 +274,187 @@ def usage(qd, tmp):
     check("--dump-ir: exits 0 and prints", rc == 0 and len(out.splitlines()) > 3, out + err)
 
 
+# Two tasks, both with integer // (qd::floordiv in the prelude).
+DIVIDE = f"""import quadrants as qd
+
+
+@qd.kernel
+def divide(x: {NDARRAY_I32}, q: {NDARRAY_I32}):
+    for i in range(x.shape[0]):
+        q[i] = x[i] // 3
+    for i in range(x.shape[0]):
+        q[i] = q[i] * 100 + x[i] // 5
+"""
+DIVIDE_X = [-7, -6, -5, -1, 0, 1, 5, 7, 11, -11]
+# The prelude line a "broken compiler" lacks: integer // rounds toward -inf by subtracting one
+# when the remainder's sign differs from the divisor's. Without it // truncates like C's /.
+PRELUDE_GOOD = b"q = static_cast<T>(q - 1);"
+PRELUDE_BROKEN = b"q = static_cast<T>(q + 0);"
+
+
+def divide_expected(floor):
+    div = (lambda a, b: a // b) if floor else (lambda a, b: int(a / b))
+    return [div(x, 3) * 100 + div(x, 5) for x in DIVIDE_X]
+
+
+LAUNCH = """import array, json, sys
+sys.path.insert(0, sys.argv[1])
+import qdrt
+x = array.array("i", json.loads(sys.argv[4]))
+q = array.array("i", [0] * len(x))
+qdrt.open(sys.argv[2]).kernel(sys.argv[3])(x, q)
+print(json.dumps(list(q)))
+"""
+
+
+def launch_divide(store):
+    """divide:divide run from `store` through the qdrt binding in a fresh process: q, or an error."""
+    env = dict(os.environ, QDRT_LIBRARY=QDRT_LIB)
+    p = subprocess.run([sys.executable, "-c", LAUNCH, str(qdtest.ROOT / "runtime" / "python"),
+                        str(store), "divide:divide", json.dumps(DIVIDE_X)],
+                       capture_output=True, text=True, env=env, timeout=120)
+    if p.returncode != 0:
+        return f"launch failed (exit {p.returncode}): {p.stderr[-800:]}"
+    return json.loads(p.stdout)
+
+
+def copy_compiler(qd, root, patch=None):
+    """root/bin/qdbuild and root/lib/libqdbuild-backend.so (where that qdbuild loads its backend
+    from): copies of qd and its plugin, each with `patch` = (old, new) bytes applied exactly once
+    to its embedded prelude. A fresh copy has its own mtime, so it is another compiler identity."""
+    plugin = Path(qd).parents[1] / "lib" / "libqdbuild-backend.so"
+    out = root / "bin" / "qdbuild"
+    for src, dst in ((Path(qd), out), (plugin, root / "lib" / plugin.name)):
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        data = src.read_bytes()
+        if patch:
+            n = data.count(patch[0])
+            if n != 1:
+                check(f"compiler copy: {patch[0]!r} occurs once in {src}", False,
+                      f"{n} times (src/codegen/prelude/qd_prelude.hpp changed? update "
+                      "PRELUDE_GOOD in tests/build/run_build.py)")
+                return None
+            data = data.replace(*patch)
+        dst.write_bytes(data)
+        os.chmod(dst, 0o755)
+    return out
+
+
+def compiler_changed(qd, tmp):
+    w = tmp / "compiler"
+    write(w / "src" / "divide.py", DIVIDE)
+    env = {k: v for k, v in os.environ.items() if k != "QDBUILD_BACKEND"}
+    broken = copy_compiler(qd, w / "broken", (PRELUDE_GOOD, PRELUDE_BROKEN))
+    if broken is None:
+        return
+    rc, out, err = run(broken, "build", "src", "--store", "st", "--json", cwd=w, env=env)
+    doc = json.loads(out) if rc == 0 else None
+    if not check("broken compiler: builds 2 tasks",
+                 doc and doc["tasks"] == {"total": 2, "compiled": 2, "reused": 0},
+                 f"exit {rc} {out} {err}"):
+        return
+    check("broken compiler: its kernel truncates // (the premise of this test)",
+          launch_divide(w / "st") == divide_expected(floor=False), launch_divide(w / "st"))
+
+    # The real qdbuild on the same store: another compiler (binary and toolchain: the prelude
+    # digest), so every instance is lowered again and every task compiled again (the task keys
+    # hold the toolchain id); nothing the broken compiler published is reused.
+    rc, out, err = run(qd, "build", "src", "--store", "st", "--json", "-d", "explain", cwd=w,
+                       env=env)
+    doc = json.loads(out) if rc == 0 else None
+    check("fixed compiler: every task compiled again, none reused",
+          doc and doc["tasks"] == {"total": 2, "compiled": 2, "reused": 0} and
+          doc["modules_linked"] == 1 and not doc["noop"], f"exit {rc} {out} {err}")
+    check("fixed compiler: -d explain names the compiler change",
+          "kernel 'divide:divide' (instance x=ndarray(i32, 1), q=ndarray(i32, 1)): the compiler "
+          "changed (qdbuild or its toolchain)" in err, err)
+    check("fixed compiler: the kernel computes Python's //",
+          launch_divide(w / "st") == divide_expected(floor=True), launch_divide(w / "st"))
+    rc, doc, out, err = build_json(qd, w, "src")
+    check("fixed compiler: then a no-op", rc == 0 and doc and doc["noop"], f"{doc} {err}")
+
+    # The same qdbuild rebuilt (here: a copy with its own mtime; same toolchain): lowered again,
+    # its tasks come from the task cache (same keys), the results are unchanged.
+    rebuilt = copy_compiler(qd, w / "rebuilt")
+    os.utime(rebuilt, (time.time() - 3600, time.time() - 3600))
+    rc, out, err = run(rebuilt, "build", "src", "--store", "st", "--json", "-d", "explain",
+                       cwd=w, env=env)
+    doc = json.loads(out) if rc == 0 else None
+    check("rebuilt qdbuild: lowered again, tasks from the task cache",
+          doc and not doc["noop"] and doc["tasks"] == {"total": 2, "compiled": 0, "reused": 2} and
+          "the compiler changed (qdbuild or its toolchain)" in err, f"exit {rc} {out} {err}")
+    check("rebuilt qdbuild: results unchanged",
+          launch_divide(w / "st") == divide_expected(floor=True), launch_divide(w / "st"))
+
+
+ONE_KERNEL = f"""import quadrants as qd
+
+
+@qd.kernel
+def k(x: {NDARRAY}):
+    for i in range(x.shape[0]):
+        x[i] = x[i] + 1.0
+"""
+
+
+def entry_bytes(qd, store, kernel_id):
+    """The bytes of the objects (tasks and module) the index entry of kernel_id references."""
+    rc, out, err = run(qd, "store", "ls", "--json", "--store", str(store), cwd=store.parent)
+    rows = [e for e in json.loads(out)["entries"] if e["kernel"] == kernel_id] if rc == 0 else []
+    return rows[0]["bytes"] if len(rows) == 1 else f"exit {rc} {rows} {err}"
+
+
+def index_names_other_module(qd, tmp):
+    """Reuse without lowering needs the index to hold what the log says this build published:
+    the same task objects and the same module object. Tree a has m.py with k; tree b has m.py
+    with the same k and one more kernel, so b's module object for m:k is another .so. A build of
+    a whose log predates b's publish (what a watcher holds in memory while another build writes
+    into its store; here the log file as it was before b's build) must not reuse m:k."""
+    w = tmp / "module"
+    write(w / "a" / "src" / "m.py", ONE_KERNEL)
+    write(w / "b" / "src" / "m.py", ONE_KERNEL + SAXPY.split("\n", 1)[1])
+    store = w / "st"
+    rc, doc, out, err = build_json(qd, w / "a", "src", store=str(store))
+    if not check("module: tree a builds", rc == 0 and doc, f"exit {rc} {out} {err}"):
+        return
+    a_bytes = entry_bytes(qd, store, "m:k")
+    a_log = (store / "build.log").read_bytes()
+    rc, doc, out, err = build_json(qd, w / "b", "src", store=str(store))
+    check("module: tree b builds", rc == 0 and doc and doc["kernels"] == 3, f"exit {rc} {out} {err}")
+    b_bytes = entry_bytes(qd, store, "m:k")
+    if not check("module: m:k's entry names b's module now (the premise of this test)",
+                 isinstance(a_bytes, int) and isinstance(b_bytes, int) and a_bytes != b_bytes,
+                 f"{a_bytes} {b_bytes}"):
+        return
+    (store / "build.log").write_bytes(a_log)
+    rc, out, err = run(qd, "build", "src", "--store", str(store), "--json", "-d", "explain",
+                       cwd=w / "a")
+    doc = json.loads(out) if rc == 0 else None
+    check("module: a's rebuild succeeds", doc and doc["failed"] == [], f"exit {rc} {out} {err}")
+    check("module: m:k not reused: -d explain says the index holds another entry",
+          "kernel 'm:k' (instance x=ndarray(f32, 1)): the store index holds a different entry" in err,
+          err)
+    check("module: m:k's entry names a's module again", entry_bytes(qd, store, "m:k") == a_bytes,
+          f"{entry_bytes(qd, store, 'm:k')} (a: {a_bytes}, b: {b_bytes})")
+    rc, out, err = run(qd, "store", "verify", "--store", str(store), cwd=w)
+    check("module: store verify is clean", rc == 0, f"exit {rc} {out} {err}")
+
+
 def main():
+    global QDRT_LIB
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--qdbuild", default=str(qdtest.DEFAULT_QDBUILD))
+    ap.add_argument("--qdrt-lib", default=str(qdtest.ROOT / "build" / "lib" / "libqdrt.so"))
     a = ap.parse_args()
     qd = qdtest.require_qdbuild(Path(a.qdbuild).resolve())
+    QDRT_LIB = str(Path(a.qdrt_lib).resolve())
     tmp = Path(tempfile.mkdtemp(prefix="qd-build-"))
     try:
         incremental(qd, tmp)
         failures_and_warnings(qd, tmp)
         usage(qd, tmp)
+        compiler_changed(qd, tmp)
+        index_names_other_module(qd, tmp)
     finally:
         if not failures:
             shutil.rmtree(tmp, ignore_errors=True)
