@@ -14,6 +14,8 @@ Checks:
   * keys/cases.txt: pairs of source trees (keys/<case>/a, keys/<case>/b) whose kernel key must be
     the same or must change;
   * realworld/: a Genesis-style tree that must check with no errors (snapshots/realworld.txt);
+  * fixtures/purity_prefix.py: exactly its three kernels reading mathutils.* / numpyx.* are
+    QD101 errors (math and numpy themselves stay exempt), asserted apart from the snapshots;
   * `-j 1` and the default give identical output; an unknown kernel id fails with a suggestion.
 """
 import json
@@ -167,6 +169,18 @@ def test_keys(qdbuild, only):
     print(f"{len(cases)} key cases")
 
 
+def test_purity_prefix(qdbuild):
+    """Not only the snapshot: the math/numpy exemption covers those modules, not their prefixes."""
+    rc, out, err = run(qdbuild, "check", "fixtures/purity_prefix.py", "--format", "json")
+    got = sorted((d["kernel"], d["code"], d["severity"]) for d in json.loads(out)["diagnostics"]
+                 if (d["kernel"] or "").startswith("purity_prefix:"))
+    want = [("purity_prefix:k_mathutils_attr", "QD101", "error"),
+            ("purity_prefix:k_mathutils_name", "QD101", "error"),
+            ("purity_prefix:k_numpyx", "QD101", "error")]
+    check(rc == 1 and got == want, f"purity_prefix: mathutils.scale / numpyx.pi must be QD101 "
+                                   f"captures and math.tau + np.e exempt; got exit {rc}, {got}")
+
+
 def test_realworld(qdbuild):
     rc, out, err = run(qdbuild, "check", "realworld", "--print-non-pure")
     check(rc == 0, f"check realworld: exit {rc} (expected no errors)\n{out[-2000:]}{err}")
@@ -191,6 +205,7 @@ def main():
         return 1
     if not only:
         test_check(qdbuild)
+        test_purity_prefix(qdbuild)
         test_realworld(qdbuild)
     test_explain(qdbuild, only)
     test_keys(qdbuild, only)
