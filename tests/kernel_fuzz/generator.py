@@ -71,6 +71,8 @@ class Par:
 
 
 ATOMIC_OPS = ("add", "min", "max", "or", "and", "xor")
+STALE_VECTOR = ("whole-vector stores into a vector ndarray (real Quadrants 1.3.3 then reads "
+                "stale components of that element)")
 
 
 def atomic_ops_for(dt):
@@ -527,6 +529,7 @@ class KernelGen:
         if d.py is not None:
             v = self.pick([2, 3, 5, 7, 16]) * sign
             return (str(v) if v > 0 else f"({v})"), of_literal(v)
+        self.note_folded_divmod(sd, "7")
         if sign > 0 or not is_signed(promote(d.dt, "i32")):
             src = f"({sd} % 7 + 8)"
             t = promote(d.dt, "i32")
@@ -1323,6 +1326,8 @@ class KernelGen:
             self.tag("vector component store")
         else:
             target = v.src
+            if env.shape and v.role == "ref":
+                self.qd_skip = STALE_VECTOR  # the place may be a vector ndarray element
         if self.chance(0.35) and not env.shape:
             return self.aug_assign(target, env)
         self.emit(f"{target} = {self.fitting(env)}")
@@ -1402,6 +1407,8 @@ class KernelGen:
             target = f"{target}[{k}]" if self.chance(0.5) else f"{target}.{'xyzw'[k]}"
             self.emit(f"{target} = {self.fitting(a.env)}")
             return
+        if a.elem:
+            self.qd_skip = STALE_VECTOR
         self.emit(f"{target} = {self.fitting(a.env.with_shape(a.elem))}")
 
     def atomic_stmt(self):

@@ -35,3 +35,10 @@ def any_all_small_vectors(x: qd.types.NDArray[qd.i32, 1], o: qd.types.NDArray[qd
         o[0] = (v > 0).any()  # was QD206 "'.any' is out of range for a vector of 3"
         o[1] = (v > 0).all()
         o[2] = (qd.Vector([x[0], x[1]]) != 0).all()
+
+
+@qd.kernel
+def vector_store_then_component(a: qd.types.NDArray[qd.types.vector(2, qd.i32), 1]) -> None:
+    x = a[0].x
+    a[0] = qd.Vector([x + 1, 0])
+    a[1].y = a[0].x  # the component just stored
