@@ -350,9 +350,6 @@ void Lowerer::lower_if(const ast::If* s) {
     is_static = callee.kind == Val::Kind::api && callee.path == "static";
   }
   Val test = eval(s->test);
-  // Only `if qd.static(...)` is decided at compile time. Any other `if` is a runtime branch,
-  // also on a compile-time value (`if FLAG:`): Quadrants traces both branches, and a loop in
-  // either is serial, not a parallel top-level loop.
   if (is_static) {
     bool taken = static_truth(test, s->test->pos);
     // The taken branch is a scope of its own, as every block is (§1.7: a name first assigned
@@ -360,7 +357,25 @@ void Lowerer::lower_if(const ast::If* s) {
     lower_body(taken ? s->body : s->orelse);
     return;
   }
-  const Expr* c = condition(test, s->test->pos);
+  const Expr* c = condition(test, s->test->pos);  // (also type-checks a compile-time test)
+  if (!test.is_runtime()) {
+    bool taken = static_truth(test, s->test->pos);
+    // An `if` on a compile-time value without qd.static (`if FLAG:`): Quadrants traces both
+    // branches as a runtime if (a return in either is refused, each branch is checked) and
+    // its optimizer then drops the branch not taken, so a loop in the taken one at the kernel's
+    // root is a parallel top-level loop. The same here: the branch not taken is lowered into a
+    // block that is dropped.
+    ++frame().runtime_depth;
+    Block* saved = m_block;
+    Block dropped;
+    m_block = &dropped;
+    lower_body(taken ? s->orelse : s->body);
+    m_jump = Jump::none;
+    m_block = saved;
+    lower_body(taken ? s->body : s->orelse);
+    --frame().runtime_depth;
+    return;
+  }
   Stmt* st = emit(StmtKind::if_, s->pos);
   st->cond = c;
   Block* saved = m_block;

@@ -1,7 +1,7 @@
 """Scopes and compile-time conditions (kernel-language.md §1.2, §1.7): the taken branch of a
-qd.static if is a scope of its own (a name first assigned in it is a new variable after it), and
-an `if` on a compile-time value without qd.static is a runtime branch: a loop in it runs
-serially, as Quadrants runs it."""
+qd.static if is a scope of its own (a name first assigned in it is a new variable after it); an
+`if` on a compile-time value without qd.static compiles both branches (each a scope) and runs
+the taken one, a loop in it at the kernel's root being parallel as in Quadrants."""
 
 import quadrants as qd
 
@@ -19,7 +19,13 @@ def static_if_scope(x: qd.types.NDArray[qd.f32, 1]) -> None:
 
 
 @qd.kernel
-def constant_if_is_serial(a: qd.types.NDArray[qd.i32, 1]) -> None:
+def constant_if(a: qd.types.NDArray[qd.i32, 1]) -> None:
     if SERIAL:
-        for i in range(1, a.shape[0]):  # inside an if: serial, so a prefix sum is right
-            a[i] += a[i - 1]
+        v = 3  # a scope of its own
+        for i in range(a.shape[0]):
+            a[i] = a[i] * v + i
+    else:
+        v = 2.5
+        a[0] = v
+    v = 0.5  # a new f32 variable
+    a[0] += v * 4
