@@ -73,6 +73,7 @@ class Fuzzer:
         self.qdbuild = opts.qdbuild
         self.quadrants = find_quadrants(opts.quadrants)
         self.work = tempfile.mkdtemp(prefix="qd-kernel-fuzz-")
+        self.qdbuild = self.private_copy(opts.qdbuild)
         self.runner = campaign.Runner(self.qdbuild, self.quadrants, self.work)
         self.verdicts = collections.Counter()
         self.gaps = collections.Counter()
@@ -82,6 +83,23 @@ class Fuzzer:
         self.keep = opts.keep or os.path.join(ROOT, "build", "kernel_fuzz")
         self.times = collections.Counter()
         self.runs = 0
+
+    def private_copy(self, qdbuild):
+        """A copy of qdbuild, its backend plugin and libqdrt (bin/ and lib/ side by side, as
+        qdbuild finds its plugin): a long run is not broken by a rebuild of the tree under it."""
+        src_bin = os.path.dirname(os.path.abspath(qdbuild))
+        src_lib = os.path.join(os.path.dirname(src_bin), "lib")
+        dst = os.path.join(self.work, "tools")
+        os.makedirs(os.path.join(dst, "bin"))
+        os.makedirs(os.path.join(dst, "lib"))
+        shutil.copy2(qdbuild, os.path.join(dst, "bin", "qdbuild"))
+        for name in ("libqdbuild-backend.so", "libqdrt.so"):
+            if os.path.exists(os.path.join(src_lib, name)):
+                shutil.copy2(os.path.join(src_lib, name), os.path.join(dst, "lib", name))
+        lib = os.path.join(dst, "lib", "libqdrt.so")
+        if os.path.exists(lib) and "QDRT_LIBRARY" not in os.environ:
+            os.environ["QDRT_LIBRARY"] = lib
+        return os.path.join(dst, "bin", "qdbuild")
 
     def close(self):
         shutil.rmtree(self.work, ignore_errors=True)
