@@ -1,6 +1,7 @@
 // Calls: Python builtins, the qd.* API (kernel-language.md §1.5), atomics, and qd.func inlining
 // with its by-value / by-reference parameter rules (§1.8).
 #include <cmath>
+#include <optional>
 
 #include "ir/lower/lowerer.hpp"
 
@@ -96,8 +97,55 @@ Val Lowerer::call_atomic(const std::string& name, const ast::Call* c) {
   unsupported(c->pos, "qd." + name);
 }
 
+namespace {
+
+// Quadrants' math on a compile-time Python number runs in Python, with numpy (ops.py
+// _unary_operation: np.sin, np.floor, np.round, ...): a float result (np.round rounds half to
+// even; floor/ceil/round give floats too), NaN outside the domain, and an int kept by abs.
+std::optional<sema::Value> fold_math(UnOp op, const sema::Value& v) {
+  using K = sema::Value::Kind;
+  if (v.kind != K::integer && v.kind != K::floating && v.kind != K::boolean) {
+    return std::nullopt;
+  }
+  double x = v.kind == K::floating  ? v.f
+             : v.kind == K::boolean ? (v.b ? 1.0 : 0.0)
+                                    : static_cast<double>(v.iv);
+  switch (op) {
+    case UnOp::abs:
+      if (v.kind == K::integer) {
+        return v.iv < 0 ? sema::unary_op(ast::UnaryOperator::USub, v) : v;
+      }
+      if (v.kind == K::boolean) {
+        return sema::Value::integer(v.b ? 1 : 0);
+      }
+      return sema::Value::floating(std::fabs(x));
+    case UnOp::sin: return sema::Value::floating(std::sin(x));
+    case UnOp::cos: return sema::Value::floating(std::cos(x));
+    case UnOp::tan: return sema::Value::floating(std::tan(x));
+    case UnOp::asin: return sema::Value::floating(std::asin(x));
+    case UnOp::acos: return sema::Value::floating(std::acos(x));
+    case UnOp::atan: return sema::Value::floating(std::atan(x));
+    case UnOp::tanh: return sema::Value::floating(std::tanh(x));
+    case UnOp::exp: return sema::Value::floating(std::exp(x));
+    case UnOp::log: return sema::Value::floating(std::log(x));
+    case UnOp::sqrt: return sema::Value::floating(std::sqrt(x));
+    case UnOp::rsqrt: return sema::Value::floating(1.0 / std::sqrt(x));
+    case UnOp::floor: return sema::Value::floating(std::floor(x));
+    case UnOp::ceil: return sema::Value::floating(std::ceil(x));
+    case UnOp::round: return sema::Value::floating(std::nearbyint(x));  // half to even
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
 Val Lowerer::unary_math(UnOp op, const Val& v, const ast::Pos& pos, bool int_to_float,
                         bool int_ok) {
+  if (v.kind == Val::Kind::py) {
+    if (std::optional<sema::Value> r = fold_math(op, v.py)) {
+      return Val::of_py(*r);
+    }
+  }
   auto one = [&](const Expr* e) -> const Expr* {
     DType t = e->type;
     if (is_integral(t)) {

@@ -46,3 +46,14 @@ def folded_divmod(o: qd.types.NDArray[qd.i32, 1]) -> None:
     o[1] = c // d  # -4
     o[2] = -c % 2  # 1
     o[3] = -c // 2  # -4
+
+
+@qd.kernel
+def python_math_fold(o: qd.types.NDArray[qd.f32, 1]) -> None:
+    o[0] = qd.round(2.5)  # a Python value: numpy rounds half to even, 2.0
+    o[1] = qd.round(3.5)  # 4.0
+    o[2] = qd.f32(qd.floor(-1.5))  # floor of a Python float is a float: T(literal) takes it
+    o[3] = qd.sin(3)  # an int literal is fine here (folded in Python)
+    o[4] = qd.sqrt(2) * 1000.0
+    x = 2.5
+    o[5] = qd.round(x)  # a runtime value: half away from zero, 3.0

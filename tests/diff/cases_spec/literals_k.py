@@ -20,4 +20,7 @@ CASES = [
      "oracle_differs": "real Quadrants 1.3.3 folds // and % of integer constants with C "
                        "semantics (7 % -2 gives 1, 7 // -2 gives -3; at run time it follows "
                        "Python's)"},
+    {"name": "literals_python_math_fold", "kernel": "literals_k:python_math_fold",
+     "args": [arr("f32", (6,))], "outputs": [0], "tol": {"rtol": 1e-6},
+     "expected": {0: [2.0, 4.0, -2.0, 0.14112000805986721, 1414.2135623730951, 3.0]}},
 ]

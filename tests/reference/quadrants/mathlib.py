@@ -20,11 +20,22 @@ def _elementwise1(fun):
     return apply
 
 
-def _real_unary(name, pyfun, int_ok):
+def _python_fold(pyfun, x):
+    """Quadrants runs math on a compile-time Python number with numpy (ops._unary_operation):
+    a float result, NaN outside the domain."""
+    if pyfun is math.log and float(x) == 0.0:
+        return -math.inf
+    try:
+        return float(pyfun(float(x)))
+    except (ValueError, OverflowError):
+        return math.nan if pyfun is not math.exp else math.inf
+
+
+def _real_unary(name, pyfun, int_ok, fold=None):
     @_elementwise1
     def f(x):
         if not is_typed(x):
-            return pyfun(x)
+            return _python_fold(fold or pyfun, x)
         if x.dtype.is_int:
             if not int_ok:
                 raise TypeError(f"qd.{name} takes real inputs only, got {x.dtype}")
@@ -58,7 +69,7 @@ sqrt = _real_unary("sqrt", math.sqrt, True)
 rsqrt = _real_unary("rsqrt", _rsqrt, True)
 _floor = _real_unary("floor", math.floor, False)
 _ceil = _real_unary("ceil", math.ceil, False)
-_round = _real_unary("round", _round_half_away, False)
+_round = _real_unary("round", _round_half_away, False, fold=round)  # np.round: half to even
 
 
 def floor(x, dtype=None):
