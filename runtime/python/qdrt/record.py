@@ -1,0 +1,567 @@
+"""Recording the kernel instances an unchanged Quadrants app calls (docs/record.md).
+
+  python -m qdrt.record -o FILE [--append] -- SCRIPT [ARGS...]
+  QDRT_RECORD=FILE python app.py          (with runtime/python on PYTHONPATH: sitecustomize)
+
+The app runs under the real Quadrants, unchanged. Each time Quadrants materializes a new
+instance of a kernel (its first call with new argument types or template values), the recorder
+writes down a portable description of that call's arguments; later calls of the instance cost
+nothing. It also records the run-time configuration: the module-level names of the app's
+packages that changed after their module was imported (`gs.qd_float`, `gs.EPS`, ... set by
+`gs.init()`), with their values at the time the kernels were compiled. At exit the record is
+merged into FILE (a lock serializes processes that share it) as stable, sorted JSON.
+
+Nothing here imports the app or needs qdbuild or libqdrt."""
+
+import atexit
+import dataclasses
+import enum
+import fcntl
+import importlib.abc
+import importlib.machinery
+import json
+import math
+import os
+import sys
+import threading
+import types
+
+FORMAT = "qdrt-record 1"
+
+_state = None
+
+
+# --- descriptions ---------------------------------------------------------------------------
+
+def _qualname(obj):
+    return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', type(obj).__name__)}"
+
+
+def _dtype_name(dt):
+    """'f32', 'i32', ... for a Quadrants primitive type, else None."""
+    primitive_types = sys.modules.get("quadrants.types.primitive_types")
+    if primitive_types is None:
+        return None  # (never import Quadrants from here: an app that does not use it stays so)
+    for name in ("i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64", "f16", "f32", "f64"):
+        if dt is getattr(primitive_types, name, None):
+            return name
+    text = str(dt)
+    return text if text in ("i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64", "f16",
+                            "f32", "f64") else None
+
+
+_NUMPY_NAMES = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
+                "uint16": "u16", "uint32": "u32", "uint64": "u64", "float16": "f16",
+                "float32": "f32", "float64": "f64", "bool": "u1"}
+
+
+def _float(v):
+    if math.isnan(v) or math.isinf(v):
+        return {"float": repr(v)}
+    return v
+
+
+def describe_type(t):
+    """A Quadrants type object (a dtype, a vector/matrix type) as JSON, else None."""
+    name = _dtype_name(t)
+    if name is not None:
+        return {"dtype": name}
+    cls = type(t).__name__
+    if cls == "VectorType":
+        return {"vector": [t.n, _dtype_name(t.dtype)]}
+    if cls == "MatrixType":
+        return {"matrix": [t.n, t.m, _dtype_name(t.dtype)]}
+    return None
+
+
+def array_text(dtype, ndim, element=(), layout=None, grad=False, source="qd"):
+    """The canonical one-line description of an ndarray argument (docs/record.md):
+    ndarray(f32, 2), ndarray(f32, 1, element=(3,)), ndarray(i32, 2, layout=(1, 0)), ...,
+    with grad and source=numpy|torch when they apply."""
+    text = f"ndarray({dtype}, {ndim}"
+    if element:
+        text += f", element=({', '.join(str(n) for n in element)}{',' if len(element) == 1 else ''})"
+    if layout:
+        text += f", layout=({', '.join(str(n) for n in layout)}{',' if len(layout) == 1 else ''})"
+    if grad:
+        text += ", grad"
+    if source != "qd":
+        text += f", source={source}"
+    return text + ")"
+
+
+def describe_array(v, ann=None):
+    """An ndarray argument: a qd.ndarray (also inside a qd.Tensor), a numpy array or a torch
+    tensor. `ann`: the annotation, whose element type decides the trailing element dims of an
+    external array."""
+    impl = getattr(v, "_impl", None)
+    if impl is not None and type(v).__module__ == "quadrants._tensor_wrapper":
+        v = impl  # a qd.Tensor (Tensor, VectorTensor, MatrixTensor) over an ndarray or a field
+    mod = type(v).__module__
+    if type(v).__name__ in ("ScalarNdarray", "VectorNdarray", "MatrixNdarray"):
+        shape = []
+        if type(v).__name__ == "VectorNdarray":
+            shape = [v.n]
+        elif type(v).__name__ == "MatrixNdarray":
+            shape = [v.n, v.m]
+        layout = getattr(v, "_qd_layout", None)
+        return array_text(_dtype_name(v.dtype), len(v.shape), shape, layout, v.grad is not None)
+    elem = []
+    dt = getattr(ann, "dtype", None) if ann is not None else None
+    if dt is not None and type(dt).__name__ in ("VectorType", "MatrixType"):
+        elem = [dt.n] if type(dt).__name__ == "VectorType" else [dt.n, dt.m]
+    if mod.startswith("numpy"):
+        return array_text(_NUMPY_NAMES.get(v.dtype.name, v.dtype.name), v.ndim - len(elem), elem,
+                          source="numpy")
+    if mod.startswith("torch"):
+        name = str(v.dtype).replace("torch.", "")
+        return array_text(_NUMPY_NAMES.get(name, name), v.dim() - len(elem), elem,
+                          grad=bool(getattr(v, "requires_grad", False)), source="torch")
+    if type(v).__name__ in ("ScalarField", "MatrixField", "Field"):
+        return {"unsupported": "a qd.field"}
+    return {"unsupported": _qualname(type(v))}
+
+
+def _is_quadrants_func(v):
+    return type(v).__name__ in ("Func", "QuadrantsCallable") or hasattr(v, "_primal")
+
+
+def describe_value(v, depth=0, seen=None):
+    """A compile-time value (a template argument, a config object's field, a run-time-set
+    module global) as JSON."""
+    if depth > 6:
+        return {"unsupported": "nested too deeply"}
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, enum.Enum):
+        value = v.value
+        return {"enum": _qualname(type(v)), "member": v.name,
+                "value": value if isinstance(value, (bool, int, float, str)) else None}
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float):
+        return _float(v)
+    if type(v).__module__ == "numpy" and hasattr(v, "item") and hasattr(v, "dtype"):
+        if getattr(v, "ndim", 0) == 0:
+            item = v.item()
+            return {"numpy": v.dtype.name, "value": _float(item) if isinstance(item, float)
+                    else item}
+        return describe_array(v)
+    t = describe_type(v)
+    if t is not None:
+        return t
+    if isinstance(v, (tuple, list)):
+        return {"tuple": [describe_value(x, depth + 1, seen) for x in v]}
+    if isinstance(v, (types.FunctionType, types.BuiltinFunctionType)) or _is_quadrants_func(v):
+        fn = getattr(v, "func", None) or getattr(v, "_primal", None) or v
+        fn = getattr(fn, "func", fn)
+        return {"func": f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', '?')}"}
+    if isinstance(v, types.ModuleType):
+        return {"module": v.__name__}
+    if type(v).__name__ in ("ScalarNdarray", "VectorNdarray", "MatrixNdarray") or \
+            type(v).__module__.startswith(("torch", "numpy", "quadrants._tensor_wrapper")):
+        return describe_array(v)
+    if isinstance(v, type):
+        return {"class": _qualname(v)}
+    # A config object (a data_oriented / AutoInitMeta instance, any plain object): its fields
+    # and the values of its properties (computed attributes kernels read).
+    seen = set() if seen is None else seen
+    if id(v) in seen:
+        return {"unsupported": "a reference cycle"}
+    seen = seen | {id(v)}
+    out = {"object": _qualname(type(v))}
+    fields = {}
+    for k, x in sorted(getattr(v, "__dict__", {}).items()):
+        if k.startswith(("__", "_qd_")):
+            continue  # (Quadrants' own bookkeeping on data_oriented objects)
+        fields[k] = describe_value(x, depth + 1, seen)
+    if dataclasses.is_dataclass(v):
+        for f in dataclasses.fields(v):
+            fields.setdefault(f.name, describe_value(getattr(v, f.name), depth + 1, seen))
+    out["fields"] = fields
+    props = {}
+    for cls in type(v).__mro__:
+        for k, attr in vars(cls).items():
+            if isinstance(attr, property) and k not in props and not k.startswith("_"):
+                try:
+                    props[k] = describe_value(getattr(v, k), depth + 1, seen)
+                except Exception as e:  # noqa: BLE001 - a property may raise; say so
+                    props[k] = {"unsupported": f"raised {type(e).__name__}"}
+    if props:
+        out["properties"] = dict(sorted(props.items()))
+    return out
+
+
+def kernel_id(func):
+    """module:qualname as qdbuild names the kernel (a script's __main__ is its file's stem)."""
+    module = func.__module__
+    if module == "__main__":
+        module = os.path.splitext(os.path.basename(func.__code__.co_filename))[0]
+    return f"{module}:{func.__qualname__}"
+
+
+def _annotation_kind(ann):
+    """'template' | 'ndarray' | 'tensor' | 'dataclass' | 'final' | 'scalar' | 'other'."""
+    name = type(ann).__name__
+    if ann is None:
+        return "other"
+    mod = getattr(ann, "__module__", "") or ""
+    if name in ("template", "Template") or getattr(ann, "__name__", "") in ("Template", "template"):
+        return "template"
+    if name in ("NdarrayType",) or getattr(ann, "__name__", "") == "NDArray":
+        return "ndarray"
+    if getattr(ann, "__name__", "") == "Tensor" and mod.startswith("quadrants"):
+        return "tensor"
+    if isinstance(ann, type) and dataclasses.is_dataclass(ann):
+        return "dataclass"
+    if "Final" in repr(ann):
+        return "final"
+    if _dtype_name(ann) is not None or ann in (int, float, bool):
+        return "scalar"
+    return "other"
+
+
+def _scalar_name(ann):
+    return _dtype_name(ann) or {int: "int", float: "float", bool: "bool"}.get(ann, "?")
+
+
+def describe_param(ann, v):
+    kind = _annotation_kind(ann)
+    if kind == "template":
+        return {"template": describe_value(v)}
+    if kind in ("ndarray", "tensor"):
+        if v is None:
+            return {"none": True}
+        return describe_array(v, ann if kind == "ndarray" else None)
+    if kind == "dataclass":
+        return describe_dataclass(ann, v)
+    if kind == "final":
+        return {"final": describe_value(v)}
+    if kind == "scalar":
+        return {"scalar": _scalar_name(ann)}
+    if isinstance(ann, type) or ann is None:
+        return {"value": describe_value(v)}
+    return {"other": repr(ann)[:120], "value": describe_value(v)}
+
+
+def describe_dataclass(cls, v):
+    members = {}
+    for f in dataclasses.fields(cls):
+        ann = f.type
+        if isinstance(ann, str):
+            ann = _resolve_annotation(cls, ann)
+        members[f.name] = describe_param(ann, getattr(v, f.name, None))
+    return {"dataclass": _qualname(cls), "members": members}
+
+
+def _resolve_annotation(cls, text):
+    mod = sys.modules.get(cls.__module__)
+    try:
+        return eval(text, vars(mod) if mod else {})  # noqa: S307 - the app's own annotation
+    except Exception:  # noqa: BLE001 - unresolvable: described as 'other'
+        return None
+
+
+# --- run-time configuration -------------------------------------------------------------------
+
+def _simple(v):
+    """A description of a module global worth recording (numbers, strings, bools, None, enums,
+    Quadrants types), else None."""
+    if v is None or isinstance(v, (bool, int, float, str, enum.Enum)):
+        return describe_value(v)
+    if type(v).__module__ == "numpy" and getattr(v, "ndim", 1) == 0:
+        return describe_value(v)
+    t = describe_type(v)
+    if t is not None:
+        return t
+    return None
+
+
+_ABSENT = object()
+
+
+def _snapshot(module):
+    out = {}
+    for k, v in list(getattr(module, "__dict__", {}).items()):
+        if k.startswith("__"):
+            continue
+        d = _simple(v)
+        out[k] = json.dumps(d, sort_keys=True) if d is not None else _ABSENT
+    return out
+
+
+class _Watch(importlib.abc.MetaPathFinder):
+    """Takes a snapshot of every module's simple globals right after the module ran, and patches
+    Quadrants' Kernel when quadrants.lang.kernel is imported."""
+
+    def __init__(self, state):
+        self.state = state
+        self.busy = threading.local()
+
+    def find_spec(self, name, path, target=None):
+        if getattr(self.busy, "on", False):
+            return None
+        self.busy.on = True
+        try:
+            spec = importlib.machinery.PathFinder.find_spec(name, path, target)
+            if spec is None:
+                for finder in sys.meta_path:
+                    if finder is self or not hasattr(finder, "find_spec"):
+                        continue
+                    spec = finder.find_spec(name, path, target)
+                    if spec is not None:
+                        break
+        finally:
+            self.busy.on = False
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        loader = spec.loader
+        state = self.state
+
+        class Loader(importlib.abc.Loader):
+            def create_module(self, s):
+                return loader.create_module(s)
+
+            def exec_module(self, module):
+                loader.exec_module(module)
+                state.imported(module)
+
+            def __getattr__(self, attr):
+                return getattr(loader, attr)
+
+        spec.loader = Loader()
+        return spec
+
+
+class _State:
+    def __init__(self, path):
+        self.path = path
+        self.lock = threading.Lock()
+        self.kernels = {}      # kernel id -> {json text of an instance}
+        self.snapshots = {}    # module name -> {name: json text at import}
+        self.defines = {}      # "module.name" -> json text
+        self.conflicts = {}    # "module.name" -> set of json texts
+        self.config = None
+        self.patched = False
+
+    def imported(self, module):
+        name = getattr(module, "__name__", "")
+        try:
+            self.snapshots[name] = _snapshot(module)
+        except Exception:  # noqa: BLE001 - a module with odd globals is not watched
+            pass
+        if name == "quadrants.lang.kernel":
+            self.patch(module)
+
+    def patch(self, kernel_module):
+        if self.patched:
+            return
+        kernel_cls = getattr(kernel_module, "Kernel", None)
+        if kernel_cls is None or not hasattr(kernel_cls, "materialize"):
+            return
+        self.patched = True
+        original = kernel_cls.materialize
+        state = self
+
+        def materialize(self, key=None, py_args=(), arg_features=None):
+            new = key is None or key not in self.materialized_kernels
+            result = original(self, key, py_args, arg_features)
+            if new:
+                try:
+                    state.record(self, key, py_args)
+                except Exception as e:  # noqa: BLE001 - recording never breaks the app
+                    print(f"qdrt.record: could not record a call of {self.func!r}: {e}",
+                          file=sys.stderr)
+            return result
+
+        kernel_cls.materialize = materialize
+
+    def record(self, kernel, key, py_args):
+        func = kernel.func
+        kid = kernel_id(func)
+        params = {}
+        for meta, v in zip(kernel.arg_metas, py_args):
+            params[meta.name] = describe_param(meta.annotation, v)
+        inst = {"params": params}
+        mode = str(getattr(kernel, "autodiff_mode", "")).split(".")[-1]
+        if mode and mode.upper() != "NONE":
+            inst["autodiff"] = mode.lower()
+        used = getattr(kernel, "used_py_dataclass_parameters_by_key_enforcing", {}).get(key)
+        if used is not None:
+            inst["used"] = sorted(used)
+        obs = getattr(kernel, "src_ll_cache_observations", None)
+        if obs is not None:
+            inst["fastcache"] = bool(getattr(obs, "cache_key_generated", False))
+        with self.lock:
+            self.kernels.setdefault(kid, set()).add(json.dumps(inst, sort_keys=True))
+            if self.config is None:
+                self.config = _config()
+            self.update_defines()
+
+    def update_defines(self):
+        """Globals of the app's modules (those that use Quadrants) that changed since the module
+        was imported: what the app set at run time, as the kernels compiled now see it."""
+        qd = sys.modules.get("quadrants")
+        for name, snap in list(self.snapshots.items()):
+            module = sys.modules.get(name)
+            if module is None or name == "__main__" or name.startswith(("quadrants", "qdrt")):
+                continue
+            values = getattr(module, "__dict__", {})
+            if qd is None or not any(v is qd for v in list(values.values())):
+                continue
+            now = _snapshot(module)
+            for k, text in now.items():
+                if k.startswith("_") or text is _ABSENT or snap.get(k, _ABSENT) == text:
+                    continue
+                full = f"{name}.{k}"
+                old = self.defines.get(full)
+                if old is not None and old != text:
+                    self.conflicts.setdefault(full, {old}).add(text)
+                self.defines.setdefault(full, text)
+
+    def document(self):
+        doc = {"format": FORMAT, "config": self.config or {}, "kernels": {}, "defines": {}}
+        for kid, insts in self.kernels.items():
+            doc["kernels"][kid] = [json.loads(t) for t in sorted(insts)]
+        for k, text in self.defines.items():
+            doc["defines"][k] = json.loads(text)
+        for k, texts in self.conflicts.items():
+            doc["defines"][k] = {"conflict": [json.loads(t) for t in sorted(texts)]}
+        return doc
+
+
+def _config():
+    try:
+        from quadrants.lang import impl
+
+        cfg = impl.current_cfg()
+        out = {}
+        for k in ("default_fp", "default_ip"):
+            v = getattr(cfg, k, None)
+            if v is not None:
+                out[k] = _dtype_name(v) or str(v)
+        arch = getattr(cfg, "arch", None)
+        if arch is not None:
+            out["arch"] = str(arch).split(".")[-1]
+        for k in ("fast_math", "debug"):
+            if hasattr(cfg, k):
+                out[k] = bool(getattr(cfg, k))
+        return out
+    except Exception:  # noqa: BLE001
+        return {}
+
+
+# --- the file ---------------------------------------------------------------------------------
+
+def merge(into, doc):
+    """Merges record `doc` into record `into` (both parsed JSON): instances are unioned per
+    kernel, defines must agree (a different value is a conflict, kept with both values)."""
+    if into.get("format") not in (None, FORMAT):
+        raise ValueError(f"not a {FORMAT} file (format {into.get('format')!r})")
+    out = {"format": FORMAT, "config": dict(into.get("config", {})), "kernels": {},
+           "defines": dict(into.get("defines", {}))}
+    for k, v in doc.get("config", {}).items():
+        out["config"].setdefault(k, v)
+    kernels = {}
+    for source in (into.get("kernels", {}), doc.get("kernels", {})):
+        for kid, insts in source.items():
+            kernels.setdefault(kid, set()).update(json.dumps(i, sort_keys=True) for i in insts)
+    out["kernels"] = {k: [json.loads(t) for t in sorted(v)] for k, v in sorted(kernels.items())}
+    for k, v in doc.get("defines", {}).items():
+        old = out["defines"].get(k)
+        if old is None or old == v:
+            out["defines"][k] = v
+            continue
+        values = old["conflict"] if isinstance(old, dict) and "conflict" in old else [old]
+        new = v["conflict"] if isinstance(v, dict) and "conflict" in v else [v]
+        texts = sorted({json.dumps(x, sort_keys=True) for x in values + new})
+        out["defines"][k] = {"conflict": [json.loads(t) for t in texts]}
+    out["defines"] = dict(sorted(out["defines"].items()))
+    return out
+
+
+def dumps(doc):
+    return json.dumps(doc, sort_keys=True, indent=1) + "\n"
+
+
+def write(path, doc):
+    """Merges doc into the record at path under a lock, atomically."""
+    lock_path = path + ".lock"
+    with open(lock_path, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            existing = {}
+            if os.path.exists(path) and os.path.getsize(path) > 0:
+                with open(path) as f:
+                    existing = json.load(f)
+            merged = merge(existing, doc)
+            tmp = f"{path}.tmp{os.getpid()}"
+            with open(tmp, "w") as f:
+                f.write(dumps(merged))
+            os.replace(tmp, path)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def install(path):
+    """Starts recording into path (merged at exit). Idempotent."""
+    global _state
+    if _state is not None:
+        return _state
+    _state = _State(os.path.abspath(path))
+    finder = _Watch(_state)
+    sys.meta_path.insert(0, finder)
+    if "quadrants.lang.kernel" in sys.modules:
+        _state.patch(sys.modules["quadrants.lang.kernel"])
+    for name, module in list(sys.modules.items()):
+        _state.snapshots.setdefault(name, _snapshot(module))
+
+    def at_exit():
+        if _state.kernels or _state.defines:
+            try:
+                write(_state.path, _state.document())
+            except Exception as e:  # noqa: BLE001
+                print(f"qdrt.record: could not write {_state.path}: {e}", file=sys.stderr)
+
+    atexit.register(at_exit)
+    return _state
+
+
+def main(argv=None):
+    import argparse
+    import runpy
+
+    argv = sys.argv[1:] if argv is None else argv
+    if "--" in argv:
+        k = argv.index("--")
+        own, rest = argv[:k], argv[k + 1:]
+    else:
+        own, rest = argv, []
+    ap = argparse.ArgumentParser(prog="python -m qdrt.record",
+                                 description="Run a Quadrants app and record the kernel "
+                                             "instances it calls (docs/record.md).")
+    ap.add_argument("-o", "--output", required=True, help="the record file (JSON)")
+    ap.add_argument("--append", action="store_true",
+                    help="merge into an existing record instead of replacing it")
+    opts = ap.parse_args(own)
+    if not rest:
+        ap.error("give the app after --: python -m qdrt.record -o FILE -- app.py [ARGS...]")
+    out = os.path.abspath(opts.output)
+    if not opts.append and os.path.exists(out):
+        os.remove(out)
+    # Subprocesses of the app record into the same file (sitecustomize reads QDRT_RECORD).
+    os.environ["QDRT_RECORD"] = out
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    pp = os.environ.get("PYTHONPATH", "")
+    if here not in pp.split(os.pathsep):
+        os.environ["PYTHONPATH"] = here + (os.pathsep + pp if pp else "")
+    install(out)
+    script = rest[0]
+    sys.argv = rest
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    runpy.run_path(script, run_name="__main__")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+"""The Franka arm on a plane (Genesis rigid solver, CPU): the first scene qdbuild builds.
+
+  python franka.py [--steps N] [--out FILE.json]
+
+Prints the time of scene.build() and of the first step; with --out writes every step's qpos,
+qvel and contact count (for comparing runs)."""
+
+import argparse
+import json
+import time
+
+import genesis as gs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--steps", type=int, default=100)
+    ap.add_argument("--out")
+    opts = ap.parse_args()
+    gs.init(backend=gs.cpu, logging_level="warning")
+    scene = gs.Scene(show_viewer=False)
+    scene.add_entity(gs.morphs.Plane())
+    franka = scene.add_entity(gs.morphs.MJCF(file="xml/franka_emika_panda/panda.xml"))
+    t0 = time.perf_counter()
+    scene.build()
+    t1 = time.perf_counter()
+    trace = []
+    for step in range(opts.steps):
+        scene.step()
+        if step == 0:
+            t2 = time.perf_counter()
+        if opts.out:
+            trace.append({"qpos": franka.get_qpos().tolist(), "qvel": franka.get_dofs_velocity().tolist(),
+                          "contacts": int(scene.rigid_solver.collider._collider_state.n_contacts.to_numpy().sum())
+                          if hasattr(scene.rigid_solver, "collider") else 0})
+    print(json.dumps({"build_s": t1 - t0, "first_step_s": t2 - t1, "steps": opts.steps}))
+    if opts.out:
+        with open(opts.out, "w") as f:
+            json.dump(trace, f)
+
+
+if __name__ == "__main__":
+    main()
