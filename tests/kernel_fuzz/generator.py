@@ -1174,8 +1174,9 @@ class KernelGen:
     # --- constructs at the edge of what qdbuild compiles: valid Quadrants the reference runs;
     # a QD201 from qdbuild on them is the language gap, counted by construct ---------------
     def probe(self):
+        # (no qd.atomic_mul: it aborts real Quadrants 1.3.3 on the CPU, tests/diff/README.md)
         kind = self.pick(["any_all", "fill", "row_slice", "math_helper", "matrix", "print",
-                          "atomic_mul", "norm"])
+                          "norm"])
         n = self.pick([2, 3, 4])
         if kind == "any_all":
             sv, v = self.expr("num", 1, True, (n,))
