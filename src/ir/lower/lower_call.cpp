@@ -797,7 +797,7 @@ BindingRef Lowerer::bind_by_reference(const ast::Expr* e, Val& value, const char
   auto b = std::make_shared<Binding>();
   if (is_lvalue_expr(e)) {
     b->kind = Binding::Kind::ref;  // an array element, a vector / matrix component
-    b->ref = lvalue(e);
+    b->ref = lvalue(e, false);
     value = read(b->ref);
     return b;
   }

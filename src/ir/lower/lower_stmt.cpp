@@ -496,7 +496,7 @@ bool Lowerer::is_lvalue_expr(const ast::Expr* target) {
   return false;
 }
 
-Lowerer::LValue Lowerer::lvalue(const ast::Expr* target) {
+Lowerer::LValue Lowerer::lvalue(const ast::Expr* target, bool snapshot) {
   if (const auto* n = target->as<ast::Name>()) {
     BindingRef b = find_local(n->id);
     if (b == nullptr) {
@@ -527,7 +527,7 @@ Lowerer::LValue Lowerer::lvalue(const ast::Expr* target) {
     } else if (s->value->as<ast::Subscript>() != nullptr ||
                s->value->as<ast::Attribute>() != nullptr) {
       // x[i][k] / v.xy[0]: the base is itself an lvalue (an array element or a local).
-      base_lv = lvalue(s->value);
+      base_lv = lvalue(s->value, snapshot);
       base_is_lvalue = true;
     }
     std::vector<Val> idx;
@@ -544,6 +544,9 @@ Lowerer::LValue Lowerer::lvalue(const ast::Expr* target) {
         const Param& p = m_kernel->params[base.param];
         const Expr* flat = array_index(base.param, idx, s->pos);
         int32_t n = p.element_count();
+        if (snapshot && n > 1) {
+          flat = materialize(Val::of_scalar(flat), s->pos).expr;
+        }
         LValue lv;
         if (p.element_shape.empty()) {
           lv.kind = LValue::Kind::element;
@@ -623,7 +626,7 @@ Lowerer::LValue Lowerer::lvalue(const ast::Expr* target) {
     return base_lv.parts[k[0] * base_lv.cols + k[1]];
   }
   if (const auto* a = target->as<ast::Attribute>()) {
-    LValue base = lvalue(a->value);
+    LValue base = lvalue(a->value, snapshot);
     if (base.kind != LValue::Kind::tensor || base.cols != 0) {
       unsupported(a->pos, "assigning to the attribute '" + std::string(a->attr) + "'");
     }

@@ -96,7 +96,11 @@ private:
   // Whether `target` names an assignable place (what lvalue() accepts), decided without
   // evaluating anything: a qd.template() argument that is one is bound by reference.
   bool is_lvalue_expr(const ast::Expr* target);
-  LValue lvalue(const ast::Expr* target);
+  // `snapshot`: a runtime index into a vector / matrix ndarray element is computed once, into a
+  // local, so storing the element's first component cannot move where the next one goes
+  // (`a[0, a[0, 0][0] % n] = v`). A template parameter bound to a place passes false: Quadrants
+  // substitutes the expression, so its index is evaluated again at every use.
+  LValue lvalue(const ast::Expr* target, bool snapshot = true);
   LValue lvalue_of_binding(const BindingRef& b, const ast::Expr* at);
   LValue dynamic_element(const LValue& base, const std::vector<Val>& idx, const ast::Pos& pos);
   Val read(const LValue& lv);

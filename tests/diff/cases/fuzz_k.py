@@ -42,3 +42,10 @@ def vector_store_then_component(a: qd.types.NDArray[qd.types.vector(2, qd.i32), 
     x = a[0].x
     a[0] = qd.Vector([x + 1, 0])
     a[1].y = a[0].x  # the component just stored
+
+
+@qd.kernel
+def vector_store_index_from_element(a: qd.types.NDArray[qd.types.vector(2, qd.u32), 2]) -> None:
+    # The index reads the element being stored: it is computed once, before either component
+    # is written (qdbuild recomputed it for the second component, which then went to a[0, 2]).
+    a[0, a[0, 0][0] % a.shape[1]] = a[0, 1]

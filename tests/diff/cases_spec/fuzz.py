@@ -22,4 +22,8 @@ CASES = [
      "args": [arr("i32", (2, 2), [1, 0, 0, 0])], "outputs": [0], "expected": {0: [2, 0, 0, 2]},
      "oracle_differs": "real Quadrants 1.3.3 reads a component of a vector ndarray element "
                        "stale after a store of the whole element (a[1].y becomes 1)"},
+    {"name": "fuzz_vector_store_index_from_element",
+     "kernel": "fuzz_k:vector_store_index_from_element",
+     "args": [arr("u32", (2, 3, 2), [9, 0, 20, 20, 9, 3, 1, 2, 3, 4, 5, 6])], "outputs": [0],
+     "expected": {0: [20, 20, 20, 20, 9, 3, 1, 2, 3, 4, 5, 6]}},
 ]
