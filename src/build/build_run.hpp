@@ -146,6 +146,8 @@ public:
 private:
   BuildResult finish_noop();
   bool try_noop(const std::string* log_text);
+  // The recorded-run files the analysis reads (sema::record_files), stamped with the sources.
+  std::vector<std::string> record_files() const;
   void remember_object(const store::ObjectId& id, std::string bytes);
   void ownership(std::vector<store::EntryKey>& remove, OwnerRecord& owned);
   void classify_diagnostics();

@@ -34,6 +34,12 @@ std::string config_key(const BuildOptions& o, const std::string& compiler) {
     key += "path " + p + "\n";
   }
   key += "target " + o.target + "\ncompiler " + compiler + "\n";
+  if (!o.root.empty()) {
+    key += "root " + o.root + "\n";
+  }
+  for (const std::string& f : o.instance_files) {
+    key += "instances " + f + "\n";
+  }
   return sema::sha256_hex(key);
 }
 
@@ -59,6 +65,12 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
   return out;
 }
 
+std::vector<std::string> Run::record_files() const {
+  sema::AnalysisOptions ao;
+  ao.instance_files = m_o.instance_files;
+  return sema::record_files(m_o.paths, ao);
+}
+
 // `log_text`: the log file (first run); nullptr: the log this Builder last wrote (later runs).
 bool Run::try_noop(const std::string* log_text) {
   Timer t(m_metrics, "no-op check");
@@ -76,7 +88,7 @@ bool Run::try_noop(const std::string* log_text) {
   }
   std::string why;
   store::LocalStore probe(m_o.store_dir);
-  if (stamp_up_to_date(*logged, m_o.paths, probe.index_path(), why)) {
+  if (stamp_up_to_date(*logged, m_o.paths, probe.index_path(), why, record_files())) {
     return true;
   }
   if (m_o.explain) {
@@ -122,7 +134,7 @@ BuildResult Run::run(bool check_noop) {
   }
   {
     Timer t(m_metrics, "stamp inputs");
-    m_stamp = take_stamp(m_o.paths, true);
+    m_stamp = take_stamp(m_o.paths, true, record_files());
   }
   {
     Timer t(m_metrics, "analyze");
@@ -131,6 +143,8 @@ BuildResult Run::run(bool check_noop) {
     ao.target = m_o.target;
     ao.keys = true;
     ao.parse_cache = &m_s.parse_cache;
+    ao.root = m_o.root;
+    ao.instance_files = m_o.instance_files;
     m_s.analysis = std::make_unique<sema::Analysis>(sema::analyze(m_o.paths, ao));
     m_a = m_s.analysis.get();
     m_target.gpu.fast_math = m_a->config.fast_math;  // part of every CUDA task key

@@ -31,10 +31,12 @@ struct BuildOptions {
   std::vector<std::string> paths;
   std::string store_dir;
   std::string target = "cpu";
-  unsigned jobs = 0;     // 0: all cores
-  bool explain = false;  // -d explain
-  bool stats = false;    // -d stats
-  bool dump_ir = false;  // --dump-ir
+  unsigned jobs = 0;                        // 0: all cores
+  bool explain = false;                     // -d explain
+  bool stats = false;                       // -d stats
+  bool dump_ir = false;                     // --dump-ir
+  std::string root;                         // --root: the source root module names are relative to
+  std::vector<std::string> instance_files;  // --instances: recorded runs (docs/record.md)
 };
 
 struct BuildResult {

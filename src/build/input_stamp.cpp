@@ -81,28 +81,36 @@ std::string content_hash(const std::string& path) {
   return buf;
 }
 
-InputsRecord take_stamp(const std::vector<std::string>& paths, bool hash_racy) {
+InputsRecord take_stamp(const std::vector<std::string>& paths, bool hash_racy,
+                        const std::vector<std::string>& extra) {
   InputsRecord r;
   r.stamp_ns = now_ns();
   sema::SourceTree tree = sema::find_sources(paths);
-  r.files.reserve(tree.files.size());
-  for (const sema::SourceEntry& e : tree.files) {
+  r.files.reserve(tree.files.size() + extra.size());
+  auto add = [&](const std::string& path) {
     FileStamp s;
-    s.path = e.path;
-    if (!stat_file(e.path, s.size, s.mtime_ns)) {
+    s.path = path;
+    if (!stat_file(path, s.size, s.mtime_ns)) {
       s.size = -1;
       s.mtime_ns = 0;
     } else if (hash_racy && s.mtime_ns >= r.stamp_ns - k_racy_window_ns) {
-      s.hash = content_hash(e.path);
+      s.hash = content_hash(path);
     }
     r.files.push_back(std::move(s));
+  };
+  for (const sema::SourceEntry& e : tree.files) {
+    add(e.path);
+  }
+  for (const std::string& path : extra) {
+    add(path);
   }
   r.configs = config_candidates(paths);
   return r;
 }
 
 bool stamp_up_to_date(const InputsRecord& logged, const std::vector<std::string>& paths,
-                      const std::string& index_path, std::string& why) {
+                      const std::string& index_path, std::string& why,
+                      const std::vector<std::string>& extra) {
   int64_t size = 0;
   int64_t mtime = 0;
   if (!stat_file(index_path, size, mtime)) {
@@ -113,7 +121,7 @@ bool stamp_up_to_date(const InputsRecord& logged, const std::vector<std::string>
     why = "the store index changed since the last build";
     return false;
   }
-  InputsRecord now = take_stamp(paths, false);
+  InputsRecord now = take_stamp(paths, false, extra);
   if (now.files.size() != logged.files.size()) {
     why = "the set of source files changed";
     return false;

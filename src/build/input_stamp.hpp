@@ -24,7 +24,9 @@ inline constexpr int64_t k_racy_window_ns = 50'000'000;
 // Stats the sources and config candidates of `paths` now (stamp_ns = the time before the stats).
 // `hash_racy`: hash the content of racy files. Source errors (a path that does not exist) leave
 // that path out: the build reports them and records no stamp.
-InputsRecord take_stamp(const std::vector<std::string>& paths, bool hash_racy);
+// `extra`: other input files (recorded runs, --instances), stamped after the sources.
+InputsRecord take_stamp(const std::vector<std::string>& paths, bool hash_racy,
+                        const std::vector<std::string>& extra = {});
 
 // The size and mtime of a file; false when it cannot be stat()ed.
 bool stat_file(const std::string& path, int64_t& size, int64_t& mtime_ns);
@@ -36,6 +38,7 @@ std::string content_hash(const std::string& path);
 // mtimes, same content for racy ones, same config candidates, same index stat. `why` says what
 // differs (for -d explain).
 bool stamp_up_to_date(const InputsRecord& logged, const std::vector<std::string>& paths,
-                      const std::string& index_path, std::string& why);
+                      const std::string& index_path, std::string& why,
+                      const std::vector<std::string>& extra = {});
 
 }  // namespace qd::build

@@ -176,6 +176,12 @@ ExitStatus cmd_build(int argc, char** argv) {
   bool json = false;
   bool watch_mode = false;
   app.add_option("PATH", options.paths, "files or directories to build")->required();
+  app.add_option("--root", options.root,
+                 "the source root kernel ids are relative to (default: each directory given; "
+                 "--root SITE SITE/genesis names the modules genesis.*)");
+  app.add_option("--instances", options.instance_files,
+                 "a recorded run (python -m qdrt.record): instances and run-time values "
+                 "(repeatable)");
   app.add_option("--store", options.store_dir,
                  "the store directory (default: $QDBUILD_STORE, else build/qdstore)");
   app.add_option("--target", targets,

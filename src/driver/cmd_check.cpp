@@ -1,4 +1,5 @@
-// qdbuild check PATH... [--format text|json|sarif|github] [--print-non-pure] [--target T]
+// qdbuild check PATH... [--root DIR] [--instances FILE]... [--format text|json|sarif|github]
+//                       [--print-non-pure] [--target T]
 //
 // Analyzes every kernel under the paths (sema/analysis.hpp): signatures, reachable funcs,
 // purity of fastcache kernels, kernel keys. Prints the diagnostics on stdout in the chosen format
@@ -28,7 +29,15 @@ ExitStatus cmd_check(int argc, char** argv) {
   bool parse_only = false;
   bool keys = false;
   unsigned jobs = 0;
+  std::string root;
+  std::vector<std::string> instances;
   app.add_option("PATH", paths, "files or directories to check")->required();
+  app.add_option("--root", root,
+                 "the source root kernel ids are relative to (default: each directory given; "
+                 "--root SITE SITE/genesis names the modules genesis.*)");
+  app.add_option("--instances", instances,
+                 "a recorded run (python -m qdrt.record): instances and run-time values "
+                 "(repeatable)");
   app.add_option("--format", format_name, "text, json, sarif or github (default text)");
   app.add_flag("--print-non-pure", print_non_pure,
                "list the kernels not marked fastcache=True (notes, QD115)");
@@ -58,6 +67,8 @@ ExitStatus cmd_check(int argc, char** argv) {
   options.print_non_pure = print_non_pure;
   options.parse_only = parse_only;
   options.keys = keys;
+  options.root = root;
+  options.instance_files = instances;
   // Never destroyed: freeing every AST and report at exit costs time and changes nothing.
   sema::Analysis& a = *new sema::Analysis(sema::analyze(paths, options));
 

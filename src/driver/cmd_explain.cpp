@@ -1,4 +1,6 @@
-// qdbuild explain ID [--root DIR] [--json] [--target T]
+// qdbuild explain ID [PATH...] [--root DIR] [--instances FILE]... [--json] [--target T]
+//
+// Without PATHs the root itself is the source tree (default .).
 //
 // Explains one kernel (ID = module:qualname, modules relative to --root, default "."): its
 // resolved signature, the funcs it reaches (with the call path to each), the purity verdict and
@@ -23,6 +25,13 @@ namespace qd::driver {
 namespace {
 
 using Json = nlohmann::ordered_json;
+
+// Where instance `n` of the kernel came from: "pyproject.toml:12", "rec.json: kernels['m:k'][0]"
+// ("" without a configured instance).
+std::string instance_source(const sema::Analysis& a, const sema::KernelReport& k, size_t n) {
+  auto it = a.config.instance_sources.find(k.id);
+  return it == a.config.instance_sources.end() || n >= it->second.size() ? "" : it->second[n];
+}
 
 std::string location(const sema::Program& p, sema::DefId d) {
   return p.module_of(d).path + ":" + std::to_string(p.defs[d].line);
@@ -89,11 +98,14 @@ Json to_json(const sema::Analysis& a, const sema::KernelReport& k) {
     for (const auto& c : inst.components) {
       comps.push_back({{"tag", c.tag}, {"hash", c.hash}, {"text", c.text}});
     }
+    size_t n = static_cast<size_t>(&inst - k.instances.data());
+    std::string source = instance_source(a, k, n);
     Json entry = {{"instance", inst.instance},
+                  {"source", source.empty() ? Json(nullptr) : Json(source)},
                   {"unbound", inst.unbound},
                   {"components", std::move(comps)},
                   {"key", inst.key}};
-    SplitInfo split = split_of(a, k, static_cast<size_t>(&inst - k.instances.data()));
+    SplitInfo split = split_of(a, k, n);
     if (split.lowered && split.code.ok) {
       Json tasks = Json::array();
       for (size_t t = 0; t < split.code.tasks.size(); ++t) {
@@ -149,12 +161,17 @@ std::string to_text(const sema::Analysis& a, const sema::KernelReport& k) {
   for (size_t n = 0; n < k.instances.size(); ++n) {
     const sema::InstanceKey& inst = k.instances[n];
     out += "instance   " + inst.instance + "\n";
+    if (std::string source = instance_source(a, k, n); !source.empty()) {
+      out += "  from     " + source + "\n";
+    }
     if (!inst.unbound.empty()) {
       std::string list;
       for (const std::string& u : inst.unbound) {
         list += (list.empty() ? "" : ", ") + u;
       }
-      out += "  unbound  " + list + " (give values in [tool.qdbuild.instances])\n";
+      out += "  unbound  " + list +
+             " (record a run: python -m qdrt.record, then --instances FILE; or give values in "
+             "[tool.qdbuild.instances])\n";
     }
     for (const auto& c : inst.components) {
       std::string text = c.text;
@@ -198,12 +215,18 @@ ExitStatus cmd_explain(int argc, char** argv) {
       "its kernel key with its own hash.",
       "qdbuild explain");
   std::string id;
-  std::string root = ".";
+  std::string root;
   std::string target;
+  std::vector<std::string> paths;
+  std::vector<std::string> instances;
   bool json = false;
   app.add_option("ID", id, "the kernel, module:qualname (e.g. physics:step, solver:Solver.run)")
       ->required();
+  app.add_option("PATH", paths, "files or directories to analyse (default: the whole root)");
   app.add_option("--root", root, "the source root the module names are relative to (default .)");
+  app.add_option("--instances", instances,
+                 "a recorded run (python -m qdrt.record): instances and run-time values "
+                 "(repeatable)");
   app.add_option("--target", target, "cpu, cuda or cuda:sm_XX (default cpu)");
   app.add_flag("--json", json, "print machine-readable JSON");
   try {
@@ -214,7 +237,13 @@ ExitStatus cmd_explain(int argc, char** argv) {
   }
   sema::AnalysisOptions options;
   options.target = target;
-  sema::Analysis a = sema::analyze({root}, options);
+  options.instance_files = instances;
+  if (paths.empty()) {
+    paths.push_back(root.empty() ? std::string(".") : root);  // the root is the tree
+  } else {
+    options.root = root;
+  }
+  sema::Analysis a = sema::analyze(paths, options);
   for (const std::string& e : a.tool_errors) {
     std::fprintf(stderr, "qdbuild: error: %s\n", e.c_str());
   }
@@ -237,7 +266,11 @@ ExitStatus cmd_explain(int argc, char** argv) {
     }
   }
   if (found == nullptr) {
-    std::fprintf(stderr, "qdbuild: error: no kernel '%s' under '%s'", id.c_str(), root.c_str());
+    std::string where;
+    for (const std::string& p : paths) {
+      where += (where.empty() ? "" : ", ") + p;
+    }
+    std::fprintf(stderr, "qdbuild: error: no kernel '%s' under '%s'", id.c_str(), where.c_str());
     if (!best.empty()) {
       std::fprintf(stderr, ", did you mean '%s'?", best.c_str());
     }

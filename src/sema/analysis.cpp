@@ -6,8 +6,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <unordered_map>
 
+#include "sema/instance_record.hpp"
 #include "sema/purity.hpp"
+#include "sema/runtime_globals.hpp"
 #include "support/thread_pool.hpp"
 
 namespace qd::sema {
@@ -166,6 +169,14 @@ private:
     const BodyRefs& refs = m_refs[def];
     const bool plain = d.role == DefRole::plain;
     for (const UnresolvedRef& u : refs.unresolved) {
+      if (u.undefined && !u.runtime_problem.empty()) {
+        diag(Severity::Error, "QD116", u.span,
+             "kernel '" + m_out.id + "' reads '" + u.text + "'" + where(i) + ": " +
+                 u.runtime_problem,
+             d.module);
+        reason("'" + u.text + "' is set at run time and has no recorded or defined value");
+        continue;
+      }
       if (u.undefined) {
         diag(Severity::Error, "QD105", u.span,
              u.reason + " (kernel '" + m_out.id + "'" + where(i) + ")", d.module);
@@ -191,6 +202,15 @@ private:
 
   void capture(size_t i, const DefInfo& d, const CaptureRef& c, bool plain) {
     const Entity& e = c.entity;
+    if (!c.runtime_problem.empty()) {
+      // A placeholder the app overwrites at run time: its module-level value must not be used.
+      diag(Severity::Error, "QD116", c.span,
+           "kernel '" + m_out.id + "' reads '" + c.text + "'" + where(i) + ": " + c.runtime_problem,
+           d.module);
+      reason("'" + c.text + "' is set at run time and has no recorded or defined value");
+      m_out.constants.push_back(c.text + " = <set at run time>");
+      return;
+    }
     // What enters the key.
     bool unknown_value = false;
     if (e.kind == EK::value) {
@@ -342,36 +362,147 @@ std::string root_dir_of(const std::string& path) {
   return parent.empty() ? "." : parent.string();
 }
 
-void check_instances(Analysis& a) {
-  for (const auto& [id, list] : a.config.instances) {
-    DefId found = k_none;
-    for (DefId d = 0; d < static_cast<DefId>(a.program->defs.size()); ++d) {
-      if (a.program->defs[d].role == DefRole::kernel && a.program->def_id(d) == id) {
-        found = d;
+// Where an instance came from, as a diagnostic's file and line plus a prefix for its message:
+// "pyproject.toml:12", or "scene.json: kernels['m:k'][2]" (a record: the entry names it).
+void locate_instance(const std::string& source, const std::string& config_path, SemaDiagnostic& sd,
+                     std::string& prefix) {
+  sd.d.line = 1;
+  prefix.clear();
+  if (size_t at = source.find(": kernels["); at != std::string::npos) {
+    sd.path = source.substr(0, at);
+    prefix = source.substr(at + 2) + ": ";
+    return;
+  }
+  size_t colon = source.rfind(':');
+  if (colon != std::string::npos && colon + 1 < source.size() &&
+      source.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
+    sd.path = source.substr(0, colon);
+    sd.d.line = std::stoi(source.substr(colon + 1));
+    return;
+  }
+  sd.path = source.empty() ? config_path : source;
+}
+
+// What is wrong with giving `v` to parameter `prm` ("" when nothing is).
+std::string instance_value_problem(const Program& p, const Param& prm, const ConfigValue& v) {
+  const ParamType& t = prm.type;
+  switch (t.kind) {
+    case PK::ndarray:
+    case PK::tensor:
+    case PK::torch_tensor:
+    case PK::numpy_array: {
+      if (!v.is_table) {
+        return "'" + prm.name + "' is an array parameter (" + t.text +
+               "), but the instance gives " + v.text() +
+               " (expected a table such as {dtype = 'f32', ndim = 2})";
       }
+      auto dt = v.table.find("dtype");
+      if (!t.dtype.empty() && dt != v.table.end() &&
+          dt->second.scalar.kind == Value::Kind::string && dt->second.scalar.s != t.dtype) {
+        return "'" + prm.name + "' is annotated " + t.text + ", but the instance gives dtype " +
+               dt->second.text() + " (a record of another version of the source?)";
+      }
+      auto nd = v.table.find("ndim");
+      if (t.ndim >= 0 && nd != v.table.end() && nd->second.scalar.kind == Value::Kind::integer &&
+          nd->second.scalar.iv != t.ndim) {
+        return "'" + prm.name + "' is annotated " + t.text + ", but the instance gives ndim " +
+               nd->second.text() + " (a record of another version of the source?)";
+      }
+      return "";
     }
+    case PK::dataclass:
+    case PK::data_oriented: {
+      if (!v.is_table) {
+        return "'" + prm.name + "' is a " + t.text + " parameter, but the instance gives " +
+               v.text() + " (expected a table of its members)";
+      }
+      auto cls = v.table.find("__class__");
+      if (cls != v.table.end() && cls->second.scalar.kind == Value::Kind::string &&
+          t.cls != k_none) {
+        const std::string ours = class_path(p, t.cls);
+        const std::string& given = cls->second.scalar.s;
+        if (given != ours && !given.ends_with("." + ours)) {
+          return "'" + prm.name + "' is a " + t.text + " parameter, but the instance gives an " +
+                 "object of class '" + given + "'";
+        }
+      }
+      return "";
+    }
+    case PK::primitive:
+    case PK::vector:
+    case PK::matrix:
+    case PK::struct_:
+      return "'" + prm.name + "' is a " + t.text + " parameter: its value is passed at run " +
+             "time and is not part of an instance";
+    default: return "";
+  }
+}
+
+// Instances given for kernels (by the config or by recorded runs), checked against the tree: a
+// kernel that is not there, a parameter that does not exist or a value of the wrong kind is
+// reported at the file and entry that gave it.
+std::string config_dir(const std::vector<std::string>& paths, const AnalysisOptions& options) {
+  return !options.config_dir.empty() ? options.config_dir
+         : paths.empty()             ? std::string(".")
+                                     : root_dir_of(paths[0]);
+}
+
+void check_instances(Analysis& a) {
+  const Program& p = *a.program;
+  std::unordered_map<std::string, DefId> kernels;
+  for (DefId d = 0; d < static_cast<DefId>(p.defs.size()); ++d) {
+    if (p.defs[d].role == DefRole::kernel) {
+      kernels.emplace(p.def_id(d), d);
+    }
+  }
+  for (const auto& [id, list] : a.config.instances) {
+    const std::vector<std::string>* sources = nullptr;
+    if (auto s = a.config.instance_sources.find(id); s != a.config.instance_sources.end()) {
+      sources = &s->second;
+    }
+    auto source_of = [&](size_t n) {
+      return sources != nullptr && n < sources->size() ? (*sources)[n] : a.config.source;
+    };
     SemaDiagnostic sd;
-    sd.path = a.config.source;
     sd.d.code = "QD112";
-    sd.d.line = 1;
-    if (found == k_none) {
-      // A warning: checking part of a tree with the project's config is normal.
-      sd.d.severity = Severity::Warning;
-      sd.kernel = id;
-      sd.d.message =
-          "instances are given for '" + id + "', which is not a kernel of the files checked";
+    sd.kernel = id;
+    std::string prefix;
+    auto found = kernels.find(id);
+    if (found == kernels.end()) {
+      if (list.empty()) {
+        continue;
+      }
+      locate_instance(source_of(0), a.config.source, sd, prefix);
+      const std::string module = id.substr(0, id.find(':'));
+      const int32_t m = p.find_module(module);
+      if (m != k_none) {
+        // The module is checked and has no such kernel: a stale record or a typo.
+        sd.d.severity = Severity::Error;
+        sd.d.message = prefix + "instances are given for '" + id + "', but module '" + module +
+                       "' (" + p.modules[m].path + ") has no kernel '" +
+                       id.substr(id.find(':') + 1) + "'";
+      } else {
+        // A warning: checking part of a tree with the project's config is normal.
+        sd.d.severity = Severity::Warning;
+        sd.d.message = prefix + "instances are given for '" + id +
+                       "', which is not a kernel of the files checked";
+      }
       a.diagnostics.push_back(sd);
       continue;
     }
-    Signature sig = signature_of(*a.program, found);
-    for (const Instance& inst : list) {
-      for (const auto& [name, v] : inst) {
-        bool known = std::any_of(sig.params.begin(), sig.params.end(),
-                                 [&](const Param& prm) { return prm.name == name; });
-        if (!known) {
+    Signature sig = signature_of(p, found->second);
+    for (size_t n = 0; n < list.size(); ++n) {
+      locate_instance(source_of(n), a.config.source, sd, prefix);
+      for (const auto& [name, v] : list[n]) {
+        auto prm = std::find_if(sig.params.begin(), sig.params.end(),
+                                [&](const Param& q) { return q.name == name; });
+        std::string problem = prm == sig.params.end() ? "instance of '" + id + "' sets '" + name +
+                                                            "', which is not a parameter"
+                                                      : instance_value_problem(p, *prm, v);
+        if (!problem.empty()) {
           sd.d.severity = Severity::Error;
-          sd.d.message = "instance of '" + id + "' sets '" + name + "', which is not a parameter";
-          sd.kernel = id;
+          sd.d.message =
+              prefix + (prm == sig.params.end() ? problem : "instance of '" + id + "': " + problem);
           a.diagnostics.push_back(sd);
         }
       }
@@ -400,15 +531,27 @@ private:
   std::chrono::steady_clock::time_point m_last;
 };
 
+std::vector<std::string> record_files(const std::vector<std::string>& paths,
+                                      const AnalysisOptions& options) {
+  std::vector<ConfigError> ignored;  // the analysis reports them
+  std::vector<std::string> out =
+      load_build_config(config_dir(paths, options), ignored).instances_from;
+  out.insert(out.end(), options.instance_files.begin(), options.instance_files.end());
+  return out;
+}
+
 Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& options) {
   Analysis a;
   PhaseTimer timer;
-  SourceTree tree = find_sources(paths);
+  SourceTree tree = find_sources(paths, options.root);
   a.tool_errors = tree.errors;
   a.program = build_program(tree, options.jobs, !options.parse_only, options.parse_cache);
   timer.mark("parse+collect");
   Program& p = *a.program;
-  if (!paths.empty()) {
+  if (!options.root.empty()) {
+    std::error_code ec;
+    p.root_name = fs::absolute(options.root, ec).lexically_normal().filename().string();
+  } else if (!paths.empty()) {
     std::error_code ec;
     if (fs::is_directory(paths[0], ec)) {
       p.root_name = fs::absolute(paths[0], ec).lexically_normal().filename().string();
@@ -428,14 +571,19 @@ Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& o
   if (options.parse_only) {
     return a;
   }
-  evaluate_program(p);
-  timer.mark("evaluate");
-
   std::vector<ConfigError> config_errors;
-  std::string dir = !options.config_dir.empty() ? options.config_dir
-                    : paths.empty()             ? std::string(".")
-                                                : root_dir_of(paths[0]);
-  a.config = load_build_config(dir, config_errors);
+  a.config = load_build_config(config_dir(paths, options), config_errors);
+  std::vector<std::string> records = a.config.instances_from;
+  records.insert(records.end(), options.instance_files.begin(), options.instance_files.end());
+  for (const std::string& r : records) {
+    if (!read_record(r, a.config, config_errors)) {
+      a.tool_errors.push_back("cannot use the instance file '" + r + "'" +
+                              (config_errors.empty() ? "" : ": " + config_errors.back().message));
+      if (!config_errors.empty()) {
+        config_errors.pop_back();
+      }
+    }
+  }
   for (const ConfigError& e : config_errors) {
     SemaDiagnostic sd;
     sd.path = e.path;
@@ -445,6 +593,16 @@ Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& o
     sd.d.message = e.message;
     a.diagnostics.push_back(std::move(sd));
   }
+  // Run-time configuration: which globals the app rebinds, and the values given for them.
+  find_runtime_assignments(p);
+  std::vector<std::string> define_problems;
+  add_defines(p, a.config.defines, define_problems);
+  for (const std::string& problem : define_problems) {
+    a.tool_errors.push_back(problem);
+  }
+  evaluate_program(p);
+  timer.mark("evaluate");
+
   std::string arch;
   std::string target =
       options.target.empty() ? (a.config.arch == "cuda" ? "cuda" : "cpu") : options.target;

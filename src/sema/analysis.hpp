@@ -19,6 +19,8 @@
 //                  a warning for instances of a kernel that is not among the files checked
 //   QD113 warning  deprecated pure=True / @qd.pure
 //   QD115 note     --print-non-pure: a kernel not marked fastcache=True
+//   QD116 error    a module global assigned at run time, read without a recorded or defined
+//                  value (runtime_globals.hpp)
 #pragma once
 
 #include <memory>
@@ -60,6 +62,8 @@ struct AnalysisOptions {
   bool print_non_pure = false;  // QD115 notes
   bool keys = true;             // kernel keys (re-lexes every reached def; explain and build)
   std::string config_dir;       // where to look for the config ("" = the first path's root)
+  std::string root;             // --root: the source root module names are relative to
+  std::vector<std::string> instance_files;  // --instances: recorded runs (docs/record.md)
   // Reuse the parses of unchanged files between analyses (`qdbuild build --watch`).
   ParseCache* parse_cache = nullptr;
 };
@@ -75,5 +79,10 @@ struct Analysis {
 };
 
 Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& options);
+
+// The recorded-run files an analysis of `paths` reads: the config's instances-from, then
+// options.instance_files (a build stamps them with the sources: a new record rebuilds).
+std::vector<std::string> record_files(const std::vector<std::string>& paths,
+                                      const AnalysisOptions& options);
 
 }  // namespace qd::sema

@@ -3,6 +3,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "sema/runtime_globals.hpp"
 #include "syntax/ast_walk.hpp"
 
 namespace qd::sema {
@@ -185,13 +186,19 @@ private:
                                   "name '" + std::string(root->id) + "' is not defined",
                                   span_of(root->pos),
                                   true,
-                                  {}});
+                                  {},
+                                  runtime_global_problem(m_p, m_module, root->id)});
       return;
     }
+    std::string runtime = used == 0 ? runtime_global_problem(m_p, m_module, root->id) : "";
     while (used < attrs.size() &&
            (ent.kind == EK::module || ent.kind == EK::class_ || ent.kind == EK::external ||
             ent.kind == EK::quadrants || ent.kind == EK::instance)) {
+      bool of_module = ent.kind == EK::module;
+      int32_t holder = ent.module;
       ent = member_of(m_p, ent, attrs[used]);
+      runtime =
+          of_module && holder != k_none ? runtime_global_problem(m_p, holder, attrs[used]) : "";
       ++used;
     }
     switch (ent.kind) {
@@ -210,7 +217,8 @@ private:
                                     "'" + chain_text(root, attrs, used) + "' is not defined",
                                     span_of(e->pos),
                                     true,
-                                    {}});
+                                    {},
+                                    runtime});
         return;
       default: break;
     }
@@ -220,6 +228,7 @@ private:
     c.entity = std::move(ent);
     c.span = span_of(e->pos);
     c.in_static = m_static > 0;
+    c.runtime_problem = std::move(runtime);
     m_out.captures.push_back(std::move(c));
   }
 
@@ -282,6 +291,7 @@ private:
                                   "the callee is computed (not a name, attribute or method)",
                                   span_of(c->func->pos),
                                   false,
+                                  {},
                                   {}});
     }
     if (is_static) {
@@ -320,6 +330,7 @@ private:
                                         "qdbuild does not know",
                                     span_of(c->func->pos),
                                     false,
+                                    {},
                                     {}});
         return false;
       }
@@ -347,12 +358,13 @@ private:
                                         "read what it does",
                                     span_of(c->func->pos),
                                     false,
+                                    {},
                                     {}});
         return false;
       }
       case EK::undefined:
         m_out.unresolved.push_back(
-            {text, "name '" + text + "' is not defined", span_of(c->func->pos), true, {}});
+            {text, "name '" + text + "' is not defined", span_of(c->func->pos), true, {}, {}});
         return false;
       case EK::value:
         m_out.unresolved.push_back({text,
@@ -361,6 +373,7 @@ private:
                                         ", not a function qdbuild can resolve",
                                     span_of(c->func->pos),
                                     false,
+                                    {},
                                     {}});
         return false;
       default:
@@ -371,6 +384,7 @@ private:
                                     "'" + text + "' cannot be resolved statically",
                                     span_of(c->func->pos),
                                     false,
+                                    {},
                                     {}});
         return false;
     }
@@ -406,6 +420,7 @@ private:
                                           std::string(attrs.back()) + "'",
                                       span_of(c->func->pos),
                                       false,
+                                      {},
                                       {}});
           return;
         }
@@ -424,7 +439,10 @@ private:
                                     "'" + text +
                                         "' is a kernel parameter; its value is not known "
                                         "statically",
-                                    span_of(c->func->pos), false, std::string(root->id)});
+                                    span_of(c->func->pos),
+                                    false,
+                                    std::string(root->id),
+                                    {}});
       }
       return;  // a func parameter: the defs passed at call sites are reachable themselves
     }
@@ -442,6 +460,7 @@ private:
                                       "known statically",
                                   span_of(c->func->pos),
                                   false,
+                                  {},
                                   {}});
     }
   }

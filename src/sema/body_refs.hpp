@@ -48,14 +48,18 @@ struct CaptureRef {
   Entity entity;
   SourceSpan span;
   bool in_static = false;
+  // Non-empty when the value is a module global assigned at run time with no define for it
+  // (runtime_globals.hpp): why its module-level value cannot be used (QD116).
+  std::string runtime_problem;
 };
 
 struct UnresolvedRef {
   std::string text;    // the callee as written
   std::string reason;  // why it cannot be resolved
   SourceSpan span;
-  bool undefined = false;      // a name bound nowhere (NameError)
-  std::string template_param;  // a call through this kernel parameter (instances may resolve)
+  bool undefined = false;       // a name bound nowhere (NameError)
+  std::string template_param;   // a call through this kernel parameter (instances may resolve)
+  std::string runtime_problem;  // undefined, but maybe set at run time (QD116 instead of QD105)
 };
 
 struct BodyRefs {

@@ -102,6 +102,15 @@ bool to_value(const toml::node& n, ConfigValue& out, const std::string& path,
   return true;
 }
 
+// A config file as instance provenance shows it: relative to the working directory when under
+// it (as source paths are given), else absolute.
+std::string display_path(const std::string& path) {
+  std::error_code ec;
+  fs::path rel = fs::path(path).lexically_relative(fs::current_path(ec));
+  std::string text = rel.generic_string();
+  return ec || text.empty() || text.starts_with("..") ? path : text;
+}
+
 void read_instances(const toml::table& t, BuildConfig& c, const std::string& path,
                     std::vector<ConfigError>& errors) {
   for (const auto& [id, node] : t) {
@@ -136,6 +145,9 @@ void read_instances(const toml::table& t, BuildConfig& c, const std::string& pat
         }
       }
       c.instances[kernel].push_back(std::move(inst));
+      c.instance_sources[kernel].push_back(
+          display_path(path) + ":" +
+          std::to_string(tt->source().begin ? tt->source().begin.line : 1));
     }
   }
 }
@@ -163,6 +175,61 @@ void read_table(const toml::table& t, BuildConfig& c, const std::string& path,
         continue;
       }
       (k == "fast_math" ? c.fast_math : c.debug) = *node.value<bool>();
+    } else if (k == "instances-from" || k == "instances_from") {
+      std::vector<const toml::node*> items;
+      if (node.is_string()) {
+        items.push_back(&node);
+      } else if (const auto* arr = node.as_array()) {
+        for (const toml::node& e : *arr) {
+          items.push_back(&e);
+        }
+      }
+      if (items.empty()) {
+        error_at(errors, path, &node, "'instances-from' must be a file name or a list of them");
+      }
+      for (const toml::node* e : items) {
+        if (!e->is_string()) {
+          error_at(errors, path, e, "'instances-from' must name files (strings)");
+          continue;
+        }
+        fs::path f = *e->value<std::string>();
+        if (f.is_relative()) {
+          f = fs::path(path).parent_path() / f;
+        }
+        c.instances_from.push_back(f.lexically_normal().string());
+      }
+    } else if (k == "defines") {
+      const auto* dt = node.as_table();
+      if (dt == nullptr) {
+        error_at(errors, path, &node, "'defines' must be a table of \"module.name\" = value");
+        continue;
+      }
+      for (const auto& [name, v] : *dt) {
+        std::string n(name.str());
+        Define d;
+        d.source = path;
+        if (n.find('.') == std::string::npos) {
+          error_at(errors, path, &v,
+                   "define '" + n + "' must name a module global (\"package.module.NAME\")");
+          continue;
+        }
+        if (v.is_boolean()) {
+          d.python = *v.value<bool>() ? "True" : "False";
+        } else if (v.is_integer()) {
+          d.python = std::to_string(*v.value<int64_t>());
+        } else if (v.is_floating_point()) {
+          d.python = repr(Value::floating(*v.value<double>()));
+        } else if (v.is_string()) {
+          d.python = *v.value<std::string>();
+        } else {
+          error_at(errors, path, &v,
+                   "define '" + n +
+                       "' must be a number, a bool, or a Python expression in a string "
+                       "(\"quadrants.f32\")");
+          continue;
+        }
+        c.defines[n] = std::move(d);
+      }
     } else if (k == "instances") {
       if (const auto* it = node.as_table()) {
         read_instances(*it, c, path, errors);

@@ -18,6 +18,15 @@
 //   self = { n_envs = 8 }                     # data_oriented primitive members
 //   params = { num_layers = 3 }               # dataclass fields marked for the key
 //   op = "physics:add_op"                     # a template holding a func (its id)
+//
+//   instances-from = ["scene.qdrecord.json"]  # recorded runs (python -m qdrt.record), relative
+//                                             # to this file; --instances FILE adds more
+//
+//   # Run-time configuration: values of module globals an app sets at run time (docs/record.md).
+//   # A number or bool is the value; a string is a Python expression (`"quadrants.f32"`).
+//   [tool.qdbuild.defines]
+//   "genesis.EPS" = 1.1920928955078125e-07
+//   "genesis.qd_float" = "quadrants.f32"
 #pragma once
 
 #include <map>
@@ -39,6 +48,14 @@ struct ConfigValue {
 
 using Instance = std::map<std::string, ConfigValue>;
 
+// A run-time value of a module global: `python` is a Python expression for it (evaluated in a
+// module that imports quadrants and the tree's modules); `conflict` when recorded runs disagree.
+struct Define {
+  std::string python;
+  std::string source;  // "pyproject.toml" or the record file it came from
+  bool conflict = false;
+};
+
 struct BuildConfig {
   std::string source;  // the file it came from ("" for defaults)
   std::string arch = "x64";
@@ -48,6 +65,11 @@ struct BuildConfig {
   std::string default_ip = "i32";
   std::string default_fp = "f32";
   std::map<std::string, std::vector<Instance>> instances;  // kernel id -> instances
+  // Where each instance came from, parallel to `instances`: the config file, or a record file
+  // and its entry ("scene.json: kernels['m:k'][2]").
+  std::map<std::string, std::vector<std::string>> instance_sources;
+  std::vector<std::string> instances_from;  // record files named by the config (absolute)
+  std::map<std::string, Define> defines;    // "module.name" -> its run-time value
 
   std::string codegen_text() const;  // the "config" key component
 };

@@ -137,6 +137,12 @@ struct ModuleInfo {
   bool ok = false;  // parsed without errors
 };
 
+// Where a module global is rebound at run time (runtime_globals.hpp).
+struct RuntimeAssignment {
+  std::string where;  // "genesis/__init__.py:202"
+  std::string how;    // "global EPS in init()", "gs.EPS = ...", "globals()[name] = ..."
+};
+
 struct Program {
   std::vector<ModuleInfo> modules;
   std::vector<DefInfo> defs;
@@ -147,6 +153,12 @@ struct Program {
   std::unordered_map<std::string, std::vector<DefId>, StringHash, std::equal_to<>> struct_methods;
   std::string root_name;  // basename of the first source root (a package prefix imports may use)
   std::vector<std::string> def_ids;  // "module:qualname" of every def (filled by build_program)
+  // Run-time configuration (runtime_globals.hpp): globals rebound at run time, modules whose
+  // globals are set through computed globals()[...] keys, and the defines given for names.
+  std::map<std::pair<int32_t, std::string>, RuntimeAssignment> runtime_assigned;
+  std::map<int32_t, RuntimeAssignment> dynamic_globals;
+  std::map<std::pair<int32_t, std::string>, std::string> defined;  // -> "source" of the value
+  std::map<std::pair<int32_t, std::string>, std::string> define_conflicts;  // -> the record
 
   const std::string& def_id(DefId d) const { return def_ids[d]; }  // "module:qualname"
   const ModuleInfo& module_of(DefId d) const { return modules[defs[d].module]; }

@@ -176,9 +176,15 @@ Entity from_binding(const Program& p, int32_t module, const std::string& name, c
       int32_t m = b.target.empty() ? k_none : p.find_module(b.target);
       if (m != k_none) {
         e = lookup(p, m, b.attr, k_order_end, depth + 1);
-        if (e.kind == EK::undefined) {
-          e = path_entity(p, full);
-          if (e.kind != EK::module) {
+        if (e.kind == EK::undefined || e.kind == EK::unknown) {
+          // Python imports the submodule when the package has no such attribute yet. A package
+          // whose __init__ star-imports a module that did `from . import sub` re-exports `sub`
+          // to itself (Genesis's collider package): the chase goes round in a circle, and the
+          // name is still the submodule.
+          Entity sub = path_entity(p, full);
+          if (sub.kind == EK::module) {
+            e = sub;
+          } else if (e.kind == EK::undefined) {
             e = make(EK::undefined);
           }
         }

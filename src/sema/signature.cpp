@@ -1,5 +1,6 @@
 #include "sema/signature.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace qd::sema {
@@ -476,9 +477,22 @@ Signature signature_of(const Program& p, DefId def) {
       param.is_self = true;
       ClassId cls = d.owner;
       param.type.cls = cls;
-      if (is_data_oriented(p, cls)) {
+      std::string subclasses;
+      if (!is_data_oriented(p, cls)) {
+        // A kernel of a plain base class is called on instances of its @qd.data_oriented
+        // subclasses (Genesis's PathPlanner / RRT): Quadrants checks the instance's class.
+        for (ClassId c = 0; c < static_cast<ClassId>(p.classes.size()); ++c) {
+          const std::vector<ClassId>& bases = p.classes[c].base_ids;
+          if (c != cls && is_data_oriented(p, c) &&
+              std::find(bases.begin(), bases.end(), cls) != bases.end()) {
+            subclasses += (subclasses.empty() ? "" : ", ") + class_path(p, c);
+          }
+        }
+      }
+      if (is_data_oriented(p, cls) || !subclasses.empty()) {
         param.type.kind = PK::data_oriented;
-        param.type.text = "data_oriented " + class_path(p, cls);
+        param.type.text = "data_oriented " + class_path(p, cls) +
+                          (subclasses.empty() ? "" : " (through a subclass: " + subclasses + ")");
       } else {
         param.type = invalid("'" + param.name + "' of a method of '" + class_path(p, cls) +
                              "', which is not @qd.data_oriented");

@@ -27,7 +27,21 @@ std::string join(const std::string& dir, const std::string& relative) {
   return dir + "/" + relative;
 }
 
-void walk_directory(const std::string& argument, size_t index, SourceTree& out) {
+// The path of `file` relative to `root` ('/'-separated), or "" when it is not under the root.
+std::string under_root(const std::string& file, const std::string& root) {
+  std::error_code ec;
+  fs::path f = fs::absolute(file, ec).lexically_normal();
+  fs::path r = fs::absolute(root, ec).lexically_normal();
+  fs::path rel = f.lexically_relative(r);
+  std::string text = rel.generic_string();
+  if (rel.empty() || text == "." || text.starts_with("..")) {
+    return "";
+  }
+  return text;
+}
+
+void walk_directory(const std::string& argument, size_t index, const std::string& root,
+                    SourceTree& out) {
   std::vector<SourceEntry> found;
   std::error_code ec;
   fs::recursive_directory_iterator it(argument, fs::directory_options::none, ec);
@@ -54,6 +68,9 @@ void walk_directory(const std::string& argument, size_t index, SourceTree& out) 
     SourceEntry e;
     e.relative = entry.path().lexically_relative(argument).generic_string();
     e.path = join(argument, e.relative);
+    if (!root.empty()) {
+      e.relative = under_root(e.path, root);
+    }
     e.module = module_name(e.relative);
     e.argument = index;
     found.push_back(std::move(e));
@@ -81,10 +98,15 @@ std::string module_name(const std::string& relative) {
   return m;
 }
 
-SourceTree find_sources(const std::vector<std::string>& arguments) {
+SourceTree find_sources(const std::vector<std::string>& arguments, const std::string& root) {
   SourceTree out;
   for (size_t i = 0; i < arguments.size(); ++i) {
     const std::string& arg = arguments[i];
+    if (!root.empty() && under_root(arg, root).empty() &&
+        fs::absolute(arg).lexically_normal() != fs::absolute(root).lexically_normal()) {
+      out.errors.push_back("'" + arg + "' is not under the source root '" + root + "' (--root)");
+      continue;
+    }
     std::error_code ec;
     fs::file_status st = fs::status(arg, ec);
     if (ec || !fs::exists(st)) {
@@ -93,12 +115,12 @@ SourceTree find_sources(const std::vector<std::string>& arguments) {
       continue;
     }
     if (fs::is_directory(st)) {
-      walk_directory(arg, i, out);
+      walk_directory(arg, i, root, out);
       continue;
     }
     SourceEntry e;
     e.path = arg;
-    e.relative = fs::path(arg).filename().string();
+    e.relative = root.empty() ? fs::path(arg).filename().string() : under_root(arg, root);
     e.module = module_name(e.relative);
     e.argument = i;
     out.files.push_back(std::move(e));

@@ -1,8 +1,9 @@
 // Finding the Python files under the paths given to a command, and their module names.
 //
 // DESIGN.md contract: a directory argument is a source root; a file argument's root is its
-// directory. A file's module is its path relative to the root, without `.py`, with `/` as `.`;
-// `pkg/__init__.py` is `pkg`, and an `__init__.py` directly in the root is `__init__`.
+// directory; `--root DIR` names one root for every argument. A file's module is its path relative
+// to the root, without `.py`, with `/` as `.`; `pkg/__init__.py` is `pkg`, and an `__init__.py`
+// directly in the root is `__init__`.
 #pragma once
 
 #include <string>
@@ -25,7 +26,9 @@ struct SourceTree {
 // Walks each argument: directories recursively over `*.py` files (hidden directories, whose name
 // starts with '.', are skipped; directory symlinks are not followed), files as given whatever
 // their extension. Files come in argument order, each argument's files sorted by relative path.
-SourceTree find_sources(const std::vector<std::string>& arguments);
+// With a `root` (--root), module names are relative to it instead (every argument must be
+// under it: `find_sources({"SITE/genesis"}, "SITE")` names the modules genesis.engine...).
+SourceTree find_sources(const std::vector<std::string>& arguments, const std::string& root = "");
 
 // The module name of a root-relative, '/'-separated path ("pkg/__init__.py" -> "pkg").
 std::string module_name(const std::string& relative);

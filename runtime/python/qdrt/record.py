@@ -8,17 +8,21 @@ instance of a kernel (its first call with new argument types or template values)
 writes down a portable description of that call's arguments; later calls of the instance cost
 nothing. It also records the run-time configuration: the module-level names of the app's
 packages that changed after their module was imported (`gs.qd_float`, `gs.EPS`, ... set by
-`gs.init()`), with their values at the time the kernels were compiled. At exit the record is
+`gs.init()`), that a function of the module rebinds through `global`, or that no top-level
+statement of the module binds (set through `globals()[name] = ...`, as `gs.cpu`), with their
+values at the time the kernels were compiled. At exit the record is
 merged into FILE (a lock serializes processes that share it) as stable, sorted JSON.
 
 Nothing here imports the app or needs qdbuild or libqdrt."""
 
+import ast
 import atexit
 import dataclasses
 import enum
 import fcntl
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import json
 import math
 import os
@@ -290,6 +294,84 @@ def _snapshot(module):
     return out
 
 
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _stored_names(node, out):
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            out.add(n.id)
+        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+            out.add(n.name)
+
+
+def _bound_at_top(stmts, out):
+    """Names that the module-level statements `stmts` bind (inside if / try / for / with blocks
+    too; not in function or class bodies)."""
+    for st in stmts:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(st.name)
+            continue
+        if isinstance(st, (ast.Import, ast.ImportFrom)):
+            for a in st.names:
+                if a.name == "*":
+                    out.add(("*", st.level, st.module or ""))  # resolved by _runtime_names
+                else:
+                    out.add((a.asname or a.name).split(".")[0])
+            continue
+        for field, value in ast.iter_fields(st):
+            if field in _BLOCKS:
+                continue
+            for v in value if isinstance(value, list) else [value]:
+                if isinstance(v, ast.AST):
+                    _stored_names(v, out)
+        for block in ("body", "orelse", "finalbody"):
+            _bound_at_top(getattr(st, block, None) or [], out)
+        for h in getattr(st, "handlers", None) or []:
+            if h.name:
+                out.add(h.name)
+            _bound_at_top(h.body, out)
+        for c in getattr(st, "cases", None) or []:
+            _stored_names(c.pattern, out)
+            _bound_at_top(c.body, out)
+
+
+def _runtime_names(module):
+    """(bound, rebound): the names the module's top level binds, and those a function of it
+    rebinds through `global`; None when its source cannot be read."""
+    path = getattr(module, "__file__", None)
+    if not path or not path.endswith(".py"):
+        return None
+    try:
+        with open(path, "rb") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    bound = set()
+    _bound_at_top(tree.body, bound)
+    for star in [b for b in bound if isinstance(b, tuple)]:
+        bound.discard(star)
+        _, level, target = star
+        try:
+            package = module.__name__ if hasattr(module, "__path__") else module.__package__
+            source = sys.modules.get(importlib.util.resolve_name("." * level + target, package)
+                                     if level else target)
+        except (ImportError, ValueError, TypeError):
+            source = None
+        if source is None:
+            return None  # cannot tell which names the star import bound
+        names = getattr(source, "__all__", None)
+        bound.update(names if names is not None else
+                     [k for k in vars(source) if not k.startswith("_")])
+    rebound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Global):
+                    rebound.update(inner.names)
+    return bound, rebound
+
+
 class _Watch(importlib.abc.MetaPathFinder):
     """Takes a snapshot of every module's simple globals right after the module ran, and patches
     Quadrants' Kernel when quadrants.lang.kernel is imported."""
@@ -341,6 +423,7 @@ class _State:
         self.snapshots = {}    # module name -> {name: json text at import}
         self.defines = {}      # "module.name" -> json text
         self.conflicts = {}    # "module.name" -> set of json texts
+        self.names = {}        # module name -> _runtime_names() (parsed once)
         self.config = None
         self.patched = False
 
@@ -409,9 +492,15 @@ class _State:
             values = getattr(module, "__dict__", {})
             if qd is None or not any(v is qd for v in list(values.values())):
                 continue
+            if name not in self.names:
+                self.names[name] = _runtime_names(module)
+            bound, rebound = self.names[name] or ((), ())
             now = _snapshot(module)
             for k, text in now.items():
-                if k.startswith("_") or text is _ABSENT or snap.get(k, _ABSENT) == text:
+                if k.startswith("_") or text is _ABSENT:
+                    continue
+                set_at_run_time = k in rebound or (self.names[name] is not None and k not in bound)
+                if not set_at_run_time and snap.get(k, _ABSENT) == text:
                     continue
                 full = f"{name}.{k}"
                 old = self.defines.get(full)

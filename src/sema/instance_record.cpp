@@ -1,0 +1,501 @@
+#include "sema/instance_record.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <set>
+
+#include "support/file_io.hpp"
+
+namespace qd::sema {
+
+using json = nlohmann::json;
+
+namespace {
+
+ConfigValue scalar(Value v) {
+  ConfigValue c;
+  c.scalar = std::move(v);
+  return c;
+}
+
+ConfigValue table() {
+  ConfigValue c;
+  c.is_table = true;
+  return c;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && s.front() == ' ') {
+    s.erase(s.begin());
+  }
+  while (!s.empty() && s.back() == ' ') {
+    s.pop_back();
+  }
+  return s;
+}
+
+// Splits "a, (1, 2), b=(3,)" at the commas outside parentheses.
+std::vector<std::string> split_top(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  for (char ch : s) {
+    if (ch == '(') {
+      ++depth;
+    } else if (ch == ')') {
+      --depth;
+    }
+    if (ch == ',' && depth == 0) {
+      out.push_back(trim(cur));
+      cur.clear();
+      continue;
+    }
+    cur += ch;
+  }
+  if (!trim(cur).empty()) {
+    out.push_back(trim(cur));
+  }
+  return out;
+}
+
+// "(3,)" / "(2, 3)" -> {3} / {2, 3}.
+bool int_tuple(const std::string& s, std::vector<int64_t>& out) {
+  if (s.size() < 2 || s.front() != '(' || s.back() != ')') {
+    return false;
+  }
+  for (const std::string& part : split_top(s.substr(1, s.size() - 2))) {
+    if (part.empty()) {
+      continue;
+    }
+    size_t used = 0;
+    try {
+      out.push_back(std::stoll(part, &used));
+    } catch (...) {
+      return false;
+    }
+    if (used != part.size()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string tuple_text(const std::vector<int64_t>& v) {
+  std::string s = "(";
+  for (size_t k = 0; k < v.size(); ++k) {
+    s += (k > 0 ? ", " : "") + std::to_string(v[k]);
+  }
+  return s + (v.size() == 1 ? ",)" : ")");
+}
+
+bool template_value(const json& v, ConfigValue& out, std::string& why, int depth);
+
+// A recorded config object / data_oriented instance: {__class__, fields..., properties...}.
+bool object_value(const json& v, ConfigValue& out, std::string& why, int depth) {
+  out = table();
+  out.table["__class__"] = scalar(Value::string(v.value("object", std::string("?"))));
+  for (const char* part : {"fields", "properties"}) {
+    if (!v.contains(part)) {
+      continue;
+    }
+    for (const auto& [k, x] : v[part].items()) {
+      ConfigValue item;
+      std::string w;
+      if (x.is_string() && x.get<std::string>().starts_with("ndarray(")) {
+        if (!parse_array_text(x.get<std::string>(), item, w)) {
+          why = "member '" + k + "': " + w;
+          return false;
+        }
+      } else if (!template_value(x, item, w, depth + 1)) {
+        // A member qdbuild cannot represent stays out; reading it in a kernel is an error there.
+        item = table();
+        item.table["__unsupported__"] = scalar(Value::string(w));
+      }
+      out.table.emplace(k, std::move(item));
+    }
+  }
+  return true;
+}
+
+bool template_value(const json& v, ConfigValue& out, std::string& why, int depth) {
+  if (depth > 8) {
+    why = "nested too deeply";
+    return false;
+  }
+  if (v.is_null()) {
+    out = scalar(Value::none());
+    return true;
+  }
+  if (v.is_boolean()) {
+    out = scalar(Value::boolean(v.get<bool>()));
+    return true;
+  }
+  if (v.is_number_integer()) {
+    out = scalar(v.is_number_unsigned() ? Value::integer(static_cast<Int>(v.get<uint64_t>()))
+                                        : Value::integer(v.get<int64_t>()));
+    return true;
+  }
+  if (v.is_number_float()) {
+    out = scalar(Value::floating(v.get<double>()));
+    return true;
+  }
+  if (v.is_string()) {
+    out = scalar(Value::string(v.get<std::string>()));
+    return true;
+  }
+  if (!v.is_object()) {
+    why = "not a recorded value: " + v.dump().substr(0, 80);
+    return false;
+  }
+  if (v.contains("float")) {
+    std::string f = v["float"].get<std::string>();
+    out = scalar(Value::floating(f == "nan"           ? std::nan("")
+                                 : f.starts_with("-") ? -INFINITY
+                                                      : INFINITY));
+    return true;
+  }
+  if (v.contains("enum")) {
+    Value member;
+    std::string w;
+    ConfigValue inner;
+    if (v.contains("value") && template_value(v["value"], inner, w, depth + 1) && !inner.is_table) {
+      member = inner.scalar;
+    } else {
+      member = Value::unknown("the enum member's value was not recorded");
+    }
+    out = scalar(Value::enum_member(
+        v["enum"].get<std::string>() + "." + v["member"].get<std::string>(), member));
+    return true;
+  }
+  if (v.contains("numpy")) {
+    return template_value(v["value"], out, why, depth + 1);
+  }
+  if (v.contains("tuple")) {
+    std::vector<Value> items;
+    for (const json& x : v["tuple"]) {
+      ConfigValue item;
+      if (!template_value(x, item, why, depth + 1)) {
+        return false;
+      }
+      if (item.is_table) {
+        why = "a tuple holding objects";
+        return false;
+      }
+      items.push_back(item.scalar);
+    }
+    out = scalar(Value::tuple(std::move(items)));
+    return true;
+  }
+  if (v.contains("func")) {
+    out = scalar(Value::string(v["func"].get<std::string>()));
+    return true;
+  }
+  for (const char* kind : {"dtype", "vector", "matrix"}) {
+    if (v.contains(kind)) {
+      std::string text;
+      if (std::string(kind) == "dtype") {
+        text = v[kind].get<std::string>();
+      } else {
+        const json& a = v[kind];
+        text = std::string(kind) + "(";
+        for (size_t k = 0; k < a.size(); ++k) {
+          text += (k > 0 ? ", " : "") +
+                  (a[k].is_string() ? a[k].get<std::string>() : std::to_string(a[k].get<int>()));
+        }
+        text += ")";
+      }
+      out = table();
+      out.table["__type__"] = scalar(Value::string(text));
+      return true;
+    }
+  }
+  if (v.contains("object")) {
+    return object_value(v, out, why, depth);
+  }
+  if (v.contains("module") || v.contains("class")) {
+    out = table();
+    out.table[v.contains("module") ? "__module__" : "__classref__"] = scalar(Value::string(
+        v.contains("module") ? v["module"].get<std::string>() : v["class"].get<std::string>()));
+    return true;
+  }
+  if (v.contains("unsupported")) {
+    why = v["unsupported"].get<std::string>();
+    return false;
+  }
+  why = "not a recorded value: " + v.dump().substr(0, 80);
+  return false;
+}
+
+RecordedParam param_value(const json& d, int depth) {
+  RecordedParam r;
+  if (d.is_string()) {
+    r.ok = parse_array_text(d.get<std::string>(), r.value, r.why);
+    return r;
+  }
+  if (!d.is_object()) {
+    r.ok = false;
+    r.why = "not a parameter description";
+    return r;
+  }
+  if (d.contains("template")) {
+    r.ok = template_value(d["template"], r.value, r.why, depth);
+    return r;
+  }
+  if (d.contains("final")) {
+    r.ok = template_value(d["final"], r.value, r.why, depth);
+    return r;
+  }
+  if (d.contains("none")) {
+    r.value = scalar(Value::none());
+    return r;
+  }
+  if (d.contains("scalar")) {
+    r.omit = true;
+    return r;
+  }
+  if (d.contains("dataclass")) {
+    r.value = table();
+    r.value.table["__class__"] = scalar(Value::string(d["dataclass"].get<std::string>()));
+    for (const auto& [k, m] : d["members"].items()) {
+      RecordedParam mr = param_value(m, depth + 1);
+      if (!mr.ok) {
+        // Kept and marked: a kernel that reads the member says why it cannot (its build).
+        ConfigValue bad = table();
+        bad.table["__unsupported__"] = scalar(Value::string(mr.why));
+        r.value.table.emplace(k, std::move(bad));
+      } else if (!mr.omit) {
+        r.value.table.emplace(k, std::move(mr.value));
+      }
+    }
+    return r;
+  }
+  if (d.contains("value")) {
+    r.ok = template_value(d["value"], r.value, r.why, depth);
+    return r;
+  }
+  r.ok = false;
+  r.why = d.contains("unsupported") ? d["unsupported"].get<std::string>()
+                                    : "not a parameter description: " + d.dump().substr(0, 80);
+  return r;
+}
+
+// A recorded define value as a Python expression; "" when it has none.
+std::string define_python(const json& v) {
+  if (v.is_null()) {
+    return "None";
+  }
+  if (v.is_boolean()) {
+    return v.get<bool>() ? "True" : "False";
+  }
+  if (v.is_number_integer()) {
+    return v.is_number_unsigned() ? std::to_string(v.get<uint64_t>())
+                                  : std::to_string(v.get<int64_t>());
+  }
+  if (v.is_number_float()) {
+    return repr(Value::floating(v.get<double>()));
+  }
+  if (v.is_string()) {
+    return repr(Value::string(v.get<std::string>()));
+  }
+  if (!v.is_object()) {
+    return "";
+  }
+  if (v.contains("float")) {
+    std::string f = v["float"].get<std::string>();
+    return f == "nan" ? "" : f.starts_with("-") ? "-1e999" : "1e999";
+  }
+  if (v.contains("dtype")) {
+    return "quadrants." + v["dtype"].get<std::string>();
+  }
+  for (const char* kind : {"vector", "matrix"}) {
+    if (v.contains(kind)) {
+      const json& a = v[kind];
+      std::string text = std::string("quadrants.types.") + kind + "(";
+      for (size_t k = 0; k < a.size(); ++k) {
+        text += (k > 0 ? ", " : "") + (a[k].is_string() ? "quadrants." + a[k].get<std::string>()
+                                                        : std::to_string(a[k].get<int>()));
+      }
+      return text + ")";
+    }
+  }
+  if (v.contains("enum")) {
+    return v["enum"].get<std::string>() + "." + v["member"].get<std::string>();
+  }
+  if (v.contains("numpy")) {
+    return define_python(v["value"]);
+  }
+  if (v.contains("tuple")) {
+    std::string text = "(";
+    for (const json& x : v["tuple"]) {
+      std::string item = define_python(x);
+      if (item.empty()) {
+        return "";
+      }
+      text += item + ", ";
+    }
+    return text + ")";
+  }
+  return "";
+}
+
+}  // namespace
+
+bool parse_array_text(const std::string& text, ConfigValue& out, std::string& why) {
+  if (!text.starts_with("ndarray(") || !text.ends_with(")")) {
+    why = "not an ndarray description: '" + text + "'";
+    return false;
+  }
+  std::vector<std::string> parts = split_top(text.substr(8, text.size() - 9));
+  if (parts.size() < 2) {
+    why = "'" + text + "' needs a dtype and an ndim";
+    return false;
+  }
+  out = table();
+  std::string dtype = parts[0];
+  int64_t ndim = 0;
+  try {
+    ndim = std::stoll(parts[1]);
+  } catch (...) {
+    why = "'" + text + "': the ndim is not a number";
+    return false;
+  }
+  for (size_t k = 2; k < parts.size(); ++k) {
+    const std::string& p = parts[k];
+    std::vector<int64_t> dims;
+    if (p.starts_with("element=")) {
+      if (!int_tuple(p.substr(8), dims) || dims.empty() || dims.size() > 2) {
+        why = "'" + text + "': bad element shape";
+        return false;
+      }
+      dtype = dims.size() == 1 ? "vector(" + std::to_string(dims[0]) + ", " + dtype + ")"
+                               : "matrix(" + std::to_string(dims[0]) + ", " +
+                                     std::to_string(dims[1]) + ", " + dtype + ")";
+    } else if (p.starts_with("layout=")) {
+      if (!int_tuple(p.substr(7), dims)) {
+        why = "'" + text + "': bad layout";
+        return false;
+      }
+      out.table["layout"] = scalar(Value::string(tuple_text(dims)));
+    } else if (p == "grad") {
+      out.table["needs_grad"] = scalar(Value::boolean(true));
+    } else if (p.starts_with("source=")) {
+      out.table["source"] = scalar(Value::string(p.substr(7)));
+    } else {
+      why = "'" + text + "': unknown part '" + p + "'";
+      return false;
+    }
+  }
+  out.table["dtype"] = scalar(Value::string(dtype));
+  out.table["ndim"] = scalar(Value::integer(ndim));
+  return true;
+}
+
+RecordedParam recorded_param(const std::string& json_text) {
+  try {
+    return param_value(json::parse(json_text), 0);
+  } catch (const json::exception& e) {
+    RecordedParam r;
+    r.ok = false;
+    r.why = e.what();
+    return r;
+  }
+}
+
+bool read_record(const std::string& path, BuildConfig& config, std::vector<ConfigError>& errors) {
+  std::string text;
+  std::string error;
+  if (!support::read_file(path, text, error)) {
+    errors.push_back({path, 1, 0, "cannot read the instance record: " + error});
+    return false;
+  }
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    errors.push_back(
+        {path, 1, 0, std::string("the instance record is not valid JSON: ") + e.what()});
+    return false;
+  }
+  if (!doc.is_object() || doc.value("format", std::string()) != "qdrt-record 1") {
+    errors.push_back({path, 1, 0,
+                      "not an instance record (expected {\"format\": \"qdrt-record 1\", ...}; "
+                      "python -m qdrt.record writes them)"});
+    return false;
+  }
+  if (doc.contains("kernels") && doc["kernels"].is_object()) {
+    for (const auto& [kid, insts] : doc["kernels"].items()) {
+      if (kid.find(':') == std::string::npos) {
+        errors.push_back({path, 1, 0, "kernels['" + kid + "']: not a kernel id (module:qualname)"});
+        continue;
+      }
+      std::set<std::string> seen;
+      std::vector<Instance>& list = config.instances[kid];
+      std::vector<std::string>& sources = config.instance_sources[kid];
+      for (const Instance& inst : list) {
+        std::string t;
+        for (const auto& [k, v] : inst) {
+          t += k + "=" + v.text() + ";";
+        }
+        seen.insert(t);
+      }
+      for (size_t n = 0; n < insts.size(); ++n) {
+        std::string entry = path + ": kernels['" + kid + "'][" + std::to_string(n) + "]";
+        const json& inst = insts[n];
+        if (!inst.is_object() || !inst.contains("params") || !inst["params"].is_object()) {
+          errors.push_back({path, 1, 0, entry + ": not an instance (no \"params\")"});
+          continue;
+        }
+        if (inst.contains("autodiff")) {
+          continue;  // adjoint kernels are not compiled (they stay on Quadrants)
+        }
+        Instance out;
+        bool ok = true;
+        for (const auto& [name, d] : inst["params"].items()) {
+          RecordedParam r = param_value(d, 0);
+          if (!r.ok) {
+            errors.push_back({path, 1, 0, entry + ": parameter '" + name + "': " + r.why});
+            ok = false;
+            continue;
+          }
+          if (!r.omit) {
+            out.emplace(name, std::move(r.value));
+          }
+        }
+        if (!ok) {
+          continue;
+        }
+        std::string t;
+        for (const auto& [k, v] : out) {
+          t += k + "=" + v.text() + ";";
+        }
+        if (!seen.insert(t).second) {
+          continue;  // the same instance, recorded twice (Quadrants splits on unused members)
+        }
+        list.push_back(std::move(out));
+        sources.push_back(entry);
+      }
+    }
+  }
+  if (doc.contains("defines") && doc["defines"].is_object()) {
+    for (const auto& [name, v] : doc["defines"].items()) {
+      if (config.defines.contains(name)) {
+        continue;  // given in the config: that wins
+      }
+      Define d;
+      d.source = path;
+      if (v.is_object() && v.contains("conflict")) {
+        d.conflict = true;
+      } else {
+        d.python = define_python(v);
+        if (d.python.empty()) {
+          continue;  // a value qdbuild has no use for (an object): kernels cannot read it
+        }
+      }
+      config.defines[name] = std::move(d);
+    }
+  }
+  return true;
+}
+
+}  // namespace qd::sema

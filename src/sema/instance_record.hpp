@@ -1,0 +1,46 @@
+// Recorded runs (`python -m qdrt.record`, docs/record.md) as instances and defines.
+//
+// A record is JSON: {"format": "qdrt-record 1", "config": {...}, "kernels": {id: [instance]},
+// "defines": {"module.name": value}}. Each instance's parameter descriptions become the same
+// ConfigValues `[tool.qdbuild.instances]` gives:
+//
+//   "ndarray(f32, 2, element=(3,), layout=(1, 0), grad, source=numpy)"
+//       -> {dtype = 'vector(3, f32)', ndim = 2, layout = '(1, 0)', needs_grad = True,
+//           source = 'numpy'}
+//   {"dataclass": C, "members": {...}}   -> {__class__ = 'C', <member> = ..., ...}
+//   {"template": v}                      -> the value: a number, bool, str, None, tuple, an enum
+//                                           member, a func id ('mod:qualname'), or for a config
+//                                           object {__class__ = 'C', <field/property> = ...}
+//   {"scalar": T}                        -> nothing (the annotation says it)
+//
+// Defines become Python expressions (build_config.hpp Define): 2.5, quadrants.f32,
+// quadrants.types.vector(3, quadrants.f32), genesis.constants.backend.cpu, ...
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sema/build_config.hpp"
+
+namespace qd::sema {
+
+// Reads the record at `path` and merges it into `config`: its instances are added to the
+// kernels' (an instance equal to one already there is not repeated), its defines to those not
+// already given (the config's own defines win). Problems go to `errors` with the file and the
+// entry. Returns false when the file cannot be read or is not a record.
+bool read_record(const std::string& path, BuildConfig& config, std::vector<ConfigError>& errors);
+
+// The ConfigValue of one recorded parameter description (exposed for tests). `ok` is false
+// (and `why` says so) when the description is not understood; `omit` when it adds nothing.
+struct RecordedParam {
+  ConfigValue value;
+  bool omit = false;
+  bool ok = true;
+  std::string why;
+};
+RecordedParam recorded_param(const std::string& json_text);
+
+// The canonical ndarray table of a recorded ndarray text ("ndarray(f32, 1, element=(3,))").
+bool parse_array_text(const std::string& text, ConfigValue& out, std::string& why);
+
+}  // namespace qd::sema

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""qdbuild on Genesis with a recorded run: `check` clean on the recorded kernels, purity verdicts
+as real Quadrants decided them in the run, `build` skipping none of them for lack of an instance.
+
+  check_genesis.py --qdbuild build/bin/qdbuild [--site SITE] [--record FILE] [--store DIR]
+
+SITE is the site-packages of the Genesis venv (default: the one build/genesis-venv has); the
+record defaults to tests/genesis/franka.qdrecord.json (the committed Franka scene record). Prints
+the diagnostics over all of Genesis's kernels by code, then one line per recorded kernel:
+its errors, qdbuild's fastcache verdict and Quadrants' (from the record). Exit 0 when no
+recorded kernel has an error, every verdict agrees and no recorded kernel is skipped; 1
+otherwise; 125 (skip policy "no-genesis-venv") without Genesis.
+"""
+import argparse
+import collections
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+import skip_policy  # noqa: E402
+
+
+def default_site():
+    found = glob.glob(os.path.join(ROOT, "build", "genesis-venv", "lib", "python3*",
+                                   "site-packages"))
+    return found[0] if found else None
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--qdbuild", default=os.path.join(ROOT, "build", "bin", "qdbuild"))
+    ap.add_argument("--site")
+    ap.add_argument("--record", default=os.path.join(HERE, "franka.qdrecord.json"))
+    ap.add_argument("--store")
+    opts = ap.parse_args()
+    site = opts.site or default_site()
+    if site is None or not os.path.isfile(os.path.join(site, "genesis", "__init__.py")):
+        skip_policy.skip("no-genesis-venv", "qdbuild on Genesis needs its sources")
+
+    with open(opts.record) as f:
+        record = json.load(f)
+    recorded = record["kernels"]
+    tree = os.path.join(site, "genesis")
+    common = ["--root", site, tree, "--instances", opts.record]
+
+    failures = []
+    rc, out, err = run([opts.qdbuild, "check", *common, "--format", "json"])
+    if rc not in (0, 1):
+        print(err, file=sys.stderr)
+        return 1
+    diags = json.loads(out)["diagnostics"]
+    by_code = collections.Counter((d["severity"], d["code"]) for d in diags)
+    kernels = json.loads(run([opts.qdbuild, "scan", "--root", site, tree, "--json"])[1]
+                         or "{}").get("kernels") if False else None
+    print("qdbuild check over all of Genesis, by code:")
+    for (sev, code), n in sorted(by_code.items()):
+        print(f"  {code} {sev}: {n}")
+    errors_of = collections.defaultdict(list)
+    for d in diags:
+        if d["severity"] == "error":
+            errors_of[d.get("kernel") or ""].append(d)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = opts.store or os.path.join(tmp, "store")
+        rc, out, err = run([opts.qdbuild, "build", *common, "--store", store, "--json"])
+        if rc not in (0, 1):
+            print(err, file=sys.stderr)
+            failures.append(f"qdbuild build exited {rc}")
+            built = {}
+        else:
+            built = json.loads(out)
+    skipped = set(built.get("skipped", []))
+
+    print(f"recorded kernels ({len(recorded)}):")
+    in_tree = 0
+    for kid, insts in sorted(recorded.items()):
+        if not kid.startswith("genesis."):
+            print(f"  {kid}: Quadrants' own kernel (not in the tree)")
+            continue
+        in_tree += 1
+        rc, out, err = run([opts.qdbuild, "explain", kid, *common, "--json"])
+        if not out.strip():
+            failures.append(f"{kid}: explain printed nothing ({err.strip()})")
+            continue
+        e = json.loads(out)
+        quadrants = any(i.get("fastcache") for i in insts)
+        ours = bool(e["eligible"])
+        errs = errors_of.get(kid, [])
+        line = (f"  {kid}: {len(errs)} errors, fastcache qdbuild={ours} quadrants={quadrants}"
+                f", {len(e['instances'])} instance(s)")
+        if kid in skipped:
+            line += ", SKIPPED by build"
+            failures.append(f"{kid}: qdbuild build skipped it (no buildable instance)")
+        print(line)
+        for d in errs:
+            failures.append(f"{kid}: {d['file']}:{d['line']}: {d['message']} [{d['code']}]")
+        if ours != quadrants:
+            failures.append(f"{kid}: qdbuild says fastcache {'applies' if ours else 'does not apply'}"
+                            f", real Quadrants {'used' if quadrants else 'did not use'} it; "
+                            f"qdbuild: {e['verdict']}; {'; '.join(e['reasons'])}")
+        missing = [i for i in e["instances"] if i["source"] is None]
+        if missing:
+            failures.append(f"{kid}: an instance that no record gave")
+    for f in failures:
+        print("FAIL " + f)
+    print(f"genesis: {in_tree} recorded kernels of Genesis, {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
