@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -338,10 +339,15 @@ Status cuda_run(Kernel& k, Instance& inst, const void* const* args, qdrt_value* 
     }
   }
   release();
-  if (want_result) {
+  // A kernel that prints: the device printf buffer reaches stdout at a synchronization, so the
+  // launch waits for it (as a printing Quadrants kernel does) and flushes stdout.
+  if (want_result || inst.prints) {
     if (CUresult r = d->cuStreamSynchronize(stream); r != CUDA_SUCCESS) {
       return fail("cuStreamSynchronize", r);
     }
+  }
+  if (inst.prints) {
+    std::fflush(stdout);
   }
   if (result != nullptr) {
     decode_result(inst.result_dtype, res, result);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -42,6 +43,15 @@ struct Frame {
     }
   }
 };
+
+// qdrt_launch_context.print (task_abi.h "Printing"): one call per print statement, to C stdout
+// (vfprintf takes the stream's lock, so lines from concurrent chunks stay whole).
+void host_print(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  std::vfprintf(stdout, format, args);
+  va_end(args);
+}
 
 struct TempsCache {
   void* data = nullptr;
@@ -362,7 +372,7 @@ Status run(Kernel& k, Instance& inst, const Frame& f, qdrt_value* result) {
   }
   std::memset(temps, 0, inst.temps_size);
   alignas(16) unsigned char res[16] = {};
-  qdrt_launch_context ctx{f.ptrs, temps, res};
+  qdrt_launch_context ctx{f.ptrs, temps, res, &host_print};
   for (const TaskInfo& t : inst.tasks) {
     if (t.kind == QDRT_TASK_SERIAL) {
       t.fn(&ctx, 0, 1);
@@ -381,6 +391,9 @@ Status run(Kernel& k, Instance& inst, const Frame& f, qdrt_value* result) {
         k.store->pool().run(t.fn, &ctx, n, grain);
       }
     }
+  }
+  if (inst.prints) {
+    std::fflush(stdout);  // as Quadrants flushes at its synchronization after a launch
   }
   if (result != nullptr) {
     *result = qdrt_value{};

@@ -89,10 +89,11 @@ Status Module::open(const std::string& name) {
     return Status::error(QDRT_ERROR_LOAD, "module " + name + " is not a qdbuild module (no " +
                                               QDRT_MODULE_ABI_SYMBOL + " symbol)");
   }
-  if (*abi != QDRT_TASK_ABI_VERSION) {
+  if (*abi < QDRT_TASK_ABI_MIN_VERSION || *abi > QDRT_TASK_ABI_VERSION) {
     return Status::error(QDRT_ERROR_VERSION,
                          "module " + name + " has task ABI version " + std::to_string(*abi) +
-                             "; this libqdrt runs version " +
+                             "; this libqdrt runs versions " +
+                             std::to_string(QDRT_TASK_ABI_MIN_VERSION) + " to " +
                              std::to_string(QDRT_TASK_ABI_VERSION) + " (rebuild the store)");
   }
   return {};

@@ -484,12 +484,13 @@ Status Store::build_instance(uint32_t e, Instance& out) {
     }
     std::memcpy(&task.launch, meta.data(), sizeof task.launch);
     const qdrt_task_launch& l = task.launch;
-    if (l.abi_version != QDRT_TASK_ABI_VERSION) {
+    if (l.abi_version < QDRT_TASK_ABI_MIN_VERSION || l.abi_version > QDRT_TASK_ABI_VERSION) {
       return Status::error(QDRT_ERROR_VERSION, what() + ": task '" + std::string(task.name) +
                                                    "' has launch metadata version " +
                                                    std::to_string(l.abi_version) +
-                                                   "; this libqdrt reads version " +
-                                                   std::to_string(QDRT_TASK_ABI_VERSION));
+                                                   "; this libqdrt reads versions " +
+                                                   std::to_string(QDRT_TASK_ABI_MIN_VERSION) +
+                                                   " to " + std::to_string(QDRT_TASK_ABI_VERSION));
     }
     if (t == 0) {
       out.temps_size = l.temps_size;
@@ -506,6 +507,7 @@ Status Store::build_instance(uint32_t e, Instance& out) {
       return Status::error(QDRT_ERROR_CORRUPT, what() + ": task '" + std::string(task.name) +
                                                    "' has unusable launch metadata");
     }
+    out.prints = out.prints || (l.flags & QDRT_LAUNCH_PRINTS) != 0;
     out.tasks.push_back(task);
   }
   return {};

@@ -53,6 +53,7 @@ struct Instance {
   uint64_t temps_size = 0;
   uint32_t result_dtype = QDRT_DTYPE_NONE;
   uint32_t result_size = 0;
+  bool prints = false;  // a task carries QDRT_LAUNCH_PRINTS: stdout is flushed after a launch
   uint32_t module_object = QDRT_NO_OBJECT;
   Instance* whole = nullptr;  // the "+whole" variant of the same instance, if built
 

@@ -122,7 +122,7 @@ def main():
     bad_abi = os.path.join(out, "modules", "bad_abi.so")
     flags = ["-std=c++20", "-shared", "-fPIC", "-O2", "-I" + INCLUDE, "-Wl,--as-needed"]
     run([a.cxx] + flags + [src, "-o", so])
-    run([a.cxx] + flags + ["-DTEST_ABI_VERSION=2", src, "-o", bad_abi])
+    run([a.cxx] + flags + ["-DTEST_ABI_VERSION=99", src, "-o", bad_abi])
     for name, entries in (("good", good_entries(so)), ("bad", bad_entries(so, bad_abi))):
         spec = os.path.join(out, "spec-%s.json" % name)
         with open(spec, "w") as f:

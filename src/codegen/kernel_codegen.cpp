@@ -22,6 +22,17 @@ bool contains_return(const ir::Task& t) {
   return found;
 }
 
+bool contains_print(const ir::Task& t) {
+  bool found = false;
+  auto see = [&](const ir::Stmt& s) { found = found || s.kind == ir::StmtKind::print; };
+  if (t.range) {
+    ir::walk_stmts(t.loop->body, see);
+  } else {
+    ir::walk_stmts(t.body, see);
+  }
+  return found;
+}
+
 }  // namespace
 
 KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t instance,
@@ -133,7 +144,8 @@ KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t
     tc.range = k.tasks[t].range;
     tc.unit = unit;
     tc.launch = base;
-    tc.launch.flags = contains_return(k.tasks[t]) ? QDRT_LAUNCH_WRITES_RESULT : 0;
+    tc.launch.flags = (contains_return(k.tasks[t]) ? QDRT_LAUNCH_WRITES_RESULT : 0) |
+                      (contains_print(k.tasks[t]) ? QDRT_LAUNCH_PRINTS : 0);
     if (k.tasks[t].range && k.tasks[t].loop->block_dim > 0) {
       tc.launch.block_dim =
           static_cast<uint32_t>(k.tasks[t].loop->block_dim);  // CUDA threads/block

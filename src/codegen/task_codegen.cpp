@@ -55,6 +55,27 @@ std::string float_literal(double v, DType t) {
   return s[0] == '-' ? "(" + s + ")" : s;
 }
 
+// A C++ string literal of `text`: printable ASCII as is, other bytes as octal escapes (at most
+// three digits, so a following digit cannot extend them).
+std::string c_string(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c < 0x20 || c >= 0x7f || c == '?') {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\%03o", c);  // '?': no trigraphs
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
 std::string int_literal(int64_t v, DType t) {
   if (t == DType::u1) {
     return v != 0 ? "true" : "false";
@@ -97,6 +118,7 @@ const char* unary_fn(UnOp op) {
     case UnOp::clz: return "qd::clz";
     case UnOp::isnan: return "qd::isnan";
     case UnOp::isinf: return "qd::isinf";
+    case UnOp::ffs: return "qd::ffs";
     default: return nullptr;
   }
 }
@@ -355,8 +377,8 @@ private:
         blocked.insert(s.var);
       }
       if (s.kind == StmtKind::atomic && s.target_var >= 0) {
-        if (s.var >= 0) {
-          blocked.insert(s.target_var);
+        if (s.var >= 0 || s.op == AtomicOp::exchange || s.op == AtomicOp::cas) {
+          blocked.insert(s.target_var);  // not a reduction
         }
         auto [it, inserted] = kind.emplace(s.target_var, cls(s.op));
         if (!inserted && it->second != cls(s.op)) {
@@ -482,9 +504,10 @@ private:
         bool real = m_range && (s.target_var < 0 || is_temp(s.target_var)) &&
                     !(s.target_var >= 0 && m_private.count(s.target_var) != 0);
         std::string result = s.var >= 0 ? ct + " " + name(s.var) + " = " : "";
+        std::string expected = s.expected != nullptr ? ex(s.expected) + ", " : "";
         if (real) {
-          m_out.line(result + "qd::atomic_" + name_of(s.op) + "(&" + target + ", " + ex(s.value) +
-                     ");");
+          m_out.line(result + "qd::atomic_" + name_of(s.op) + "(&" + target + ", " + expected +
+                     ex(s.value) + ");");
           return;
         }
         // Thread-private or serial: a plain read-modify-write.
@@ -492,6 +515,11 @@ private:
           m_out.line(result + target + ";");
         }
         std::string v = ex(s.value);
+        if (s.op == AtomicOp::cas) {
+          std::string old = s.var >= 0 ? name(s.var) : target;
+          m_out.line("if (" + old + " == " + ex(s.expected) + ") " + target + " = " + v + ";");
+          return;
+        }
         std::string updated;
         switch (s.op) {
           case AtomicOp::add: updated = "(" + ct + ")(" + target + " + " + v + ")"; break;
@@ -502,6 +530,8 @@ private:
           case AtomicOp::bit_and: updated = "(" + ct + ")(" + target + " & " + v + ")"; break;
           case AtomicOp::bit_or: updated = "(" + ct + ")(" + target + " | " + v + ")"; break;
           case AtomicOp::bit_xor: updated = "(" + ct + ")(" + target + " ^ " + v + ")"; break;
+          case AtomicOp::exchange: updated = v; break;
+          case AtomicOp::cas: break;  // above
         }
         m_out.line(target + " = " + updated + ";");
         return;
@@ -544,6 +574,31 @@ private:
         m_out.line("return;");
         return;
       }
+      case StmtKind::print: {
+        std::string call = "qd::print(ctx, " + c_string(s.format);
+        for (const Expr* a : s.args) {
+          call += ", " + print_arg(a);
+        }
+        m_out.line(call + ");");
+        return;
+      }
+    }
+  }
+
+  // A print argument as C's default argument promotions pass it (a float as a double, narrow
+  // integers and bools as an int), with the 64-bit types spelled as %lld / %llu expect.
+  std::string print_arg(const Expr* a) {
+    std::string v = ex(a);
+    switch (a->type) {
+      case DType::f32: return "(f64)" + v;
+      case DType::i8:
+      case DType::i16:
+      case DType::u8:
+      case DType::u16:
+      case DType::u1: return "(i32)" + v;
+      case DType::i64: return "(long long)" + v;
+      case DType::u64: return "(unsigned long long)" + v;
+      default: return v;
     }
   }
 

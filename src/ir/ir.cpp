@@ -6,7 +6,7 @@ const char* name_of(UnOp op) {
   static constexpr const char* k_names[] = {"neg",    "bit_not", "not",   "abs",   "sqrt", "rsqrt",
                                             "sin",    "cos",     "tan",   "asin",  "acos", "atan",
                                             "tanh",   "exp",     "log",   "floor", "ceil", "round",
-                                            "popcnt", "clz",     "isnan", "isinf"};
+                                            "popcnt", "clz",     "isnan", "isinf", "ffs"};
   return k_names[static_cast<int>(op)];
 }
 
@@ -24,7 +24,8 @@ bool is_comparison(BinOp op) {
 }
 
 const char* name_of(AtomicOp op) {
-  static constexpr const char* k_names[] = {"add", "sub", "mul", "min", "max", "and", "or", "xor"};
+  static constexpr const char* k_names[] = {"add", "sub", "mul", "min",      "max",
+                                            "and", "or",  "xor", "exchange", "cas"};
   return k_names[static_cast<int>(op)];
 }
 

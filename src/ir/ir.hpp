@@ -57,6 +57,7 @@ enum class UnOp : uint8_t {
   clz,
   isnan,
   isinf,
+  ffs,  // 1-based index of the lowest set bit, 0 for 0 (result i32)
 };
 
 enum class BinOp : uint8_t {
@@ -114,10 +115,12 @@ enum class StmtKind : uint8_t {
   range_for,  // for var in [begin, end): body; parallel at the kernel root
   break_,
   continue_,
-  ret,  // the kernel's return value = value
+  ret,    // the kernel's return value = value
+  print,  // print(...): printf-style `format` with the scalar `args` (task_abi.h "Printing")
 };
 
-enum class AtomicOp : uint8_t { add, sub, mul, min, max, bit_and, bit_or, bit_xor };
+// exchange: old = target; target = value. cas: old = target; if old == expected: target = value.
+enum class AtomicOp : uint8_t { add, sub, mul, min, max, bit_and, bit_or, bit_xor, exchange, cas };
 const char* name_of(AtomicOp op);
 
 struct Stmt;
@@ -134,6 +137,7 @@ struct Stmt {
   AtomicOp op = AtomicOp::add;
   const Expr* index = nullptr;  // store / atomic: flat element index (i64)
   const Expr* value = nullptr;
+  const Expr* expected = nullptr;  // atomic cas: the value the target must hold
   const Expr* cond = nullptr;
   const Expr* begin = nullptr;  // range_for bounds (i64 for flat loops, else i32)
   const Expr* end = nullptr;
@@ -149,6 +153,10 @@ struct Stmt {
   std::vector<int32_t> nd_vars;
   std::vector<const Expr*> nd_begins;
   std::vector<const Expr*> nd_extents;  // i64, each >= 0
+  // print: the C printf format (literal text with '%' doubled, one conversion per argument) and
+  // the arguments, each a scalar of a printf-promotable type (codegen widens them as C does).
+  std::string format;
+  std::vector<const Expr*> args;
 };
 
 struct Var {
@@ -233,7 +241,7 @@ template <class F> void walk_expr(const Expr* e, F&& f) {
 
 // Every expression tree a statement holds directly (not those of nested statements).
 template <class F> void for_each_expr(const Stmt& s, F&& f) {
-  for (const Expr* e : {s.index, s.value, s.cond, s.begin, s.end}) {
+  for (const Expr* e : {s.index, s.value, s.expected, s.cond, s.begin, s.end}) {
     if (e != nullptr) {
       f(e);
     }
@@ -242,6 +250,9 @@ template <class F> void for_each_expr(const Stmt& s, F&& f) {
     f(e);
   }
   for (const Expr* e : s.nd_extents) {
+    f(e);
+  }
+  for (const Expr* e : s.args) {
     f(e);
   }
 }

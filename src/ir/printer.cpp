@@ -25,6 +25,26 @@ std::string constant_text(const Expr* e) {
 
 void print_block(const Kernel& k, const Block& b, int indent, std::string& out);
 
+// A print format as a C-like string literal.
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
 void line(std::string& out, int indent, const std::string& text, const Stmt* s) {
   out.append(static_cast<size_t>(indent) * 2, ' ');
   out += text;
@@ -53,9 +73,19 @@ void print_stmt(const Kernel& k, const Stmt* s, int indent, std::string& out) {
                                ? var_name(k, s->target_var)
                                : k.params[s->array].name + "[" + print_expr(k, s->index) + "]";
       std::string lhs = s->var >= 0 ? "let " + var_name(k, s->var) + " = " : "";
+      std::string expected = s->expected != nullptr ? print_expr(k, s->expected) + ", " : "";
       line(out, indent,
-           lhs + "atomic_" + name_of(s->op) + "(" + target + ", " + print_expr(k, s->value) + ")",
+           lhs + "atomic_" + name_of(s->op) + "(" + target + ", " + expected +
+               print_expr(k, s->value) + ")",
            s);
+      return;
+    }
+    case StmtKind::print: {
+      std::string text = "print " + quoted(s->format);
+      for (const Expr* a : s->args) {
+        text += ", " + print_expr(k, a);
+      }
+      line(out, indent, text, s);
       return;
     }
     case StmtKind::if_:

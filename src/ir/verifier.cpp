@@ -52,7 +52,7 @@ struct Verifier {
           return false;
         }
         if (e->un == UnOp::logical_not || e->un == UnOp::isnan || e->un == UnOp::isinf ||
-            e->un == UnOp::popcnt || e->un == UnOp::clz) {
+            e->un == UnOp::popcnt || e->un == UnOp::clz || e->un == UnOp::ffs) {
           return true;
         }
         return e->a->type == e->type || bad("unary operand type" + ctx());
@@ -122,6 +122,12 @@ struct Verifier {
         if (s.var >= 0 && k.vars[s.var].type != t) {
           return bad("atomic result type" + at);
         }
+        if ((s.op == AtomicOp::cas) != (s.expected != nullptr)) {
+          return bad("an atomic cas needs its expected value, other atomics none" + at);
+        }
+        if (s.expected != nullptr && (!expr(s.expected) || s.expected->type != t)) {
+          return bad("atomic cas expected type" + at);
+        }
         return s.value->type == t || bad("atomic operand type" + at);
       }
       case StmtKind::if_:
@@ -148,6 +154,27 @@ struct Verifier {
       case StmtKind::continue_: return loops > 0 || bad("break/continue outside a loop" + at);
       case StmtKind::ret:
         return expr(s.value) && k.ret && (s.value->type == *k.ret || bad("return type" + at));
+      case StmtKind::print: {
+        size_t conversions = 0;
+        for (size_t i = 0; i < s.format.size(); ++i) {
+          if (s.format[i] == '%') {
+            if (i + 1 < s.format.size() && s.format[i + 1] == '%') {
+              ++i;
+            } else {
+              ++conversions;
+            }
+          }
+        }
+        if (conversions != s.args.size()) {
+          return bad("print format and arguments disagree" + at);
+        }
+        for (const Expr* a : s.args) {
+          if (!expr(a)) {
+            return false;
+          }
+        }
+        return true;
+      }
     }
     return bad("unknown statement");
   }

@@ -82,7 +82,7 @@ def make_array(desc, use_numpy):
     fmt = FORMATS[desc["array"]]
     if fmt == "?":
         buf = array.array("B", [int(v) for v in values])
-        return memoryview(buf).cast("?", shape) if len(shape) > 1 else memoryview(buf).cast("?")
+        return memoryview(buf).cast("?", shape) if len(shape) != 1 else memoryview(buf).cast("?")
     buf = array.array(fmt, values)
     return buf if len(shape) == 1 else memoryview(buf).cast("B").cast(fmt, shape)
 
@@ -110,7 +110,7 @@ def from_bytes(desc, data):
     buf = array.array("B" if fmt == "?" else fmt)
     buf.frombytes(data)
     mv = memoryview(buf).cast("B").cast(fmt)
-    return mv.cast("B").cast(fmt, shape) if len(shape) > 1 else mv
+    return mv.cast("B").cast(fmt, shape) if len(shape) != 1 else mv
 
 
 def flat_list(obj):

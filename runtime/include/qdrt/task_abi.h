@@ -18,7 +18,8 @@
  *              the number of iterations, evaluated on the launching thread right before T runs
  *              (after every earlier task of the launch has finished), so bounds may depend on
  *              arguments and on values earlier tasks stored in the temporaries; <= 0 means none.
- *   qdrt_module_abi_version : const uint32_t, equal to QDRT_TASK_ABI_VERSION
+ *   qdrt_module_abi_version : const uint32_t, from QDRT_TASK_ABI_MIN_VERSION to
+ *              QDRT_TASK_ABI_VERSION (qdbuild writes QDRT_TASK_ABI_VERSION)
  *   The index task's `name` is T. Modules are self-contained and position independent; they are
  *   loaded from memory (memfd + dlopen) and never written to disk by the runtime.
  *
@@ -33,6 +34,12 @@
  * (e.g. the `total += x[i]` reduction target); parallel tasks update it atomically.
  * Result (ctx->result): `result_size` bytes (launch metadata), 16-byte aligned, zero-filled; the
  * last task that executes `return` stores the kernel's scalar return value there.
+ * Printing (ctx->print, ABI 2): a printf-compatible function the runtime provides; `print(...)` in
+ * a kernel calls it once per statement with the whole line (one format, the values promoted as C
+ * varargs are: f32 as double, narrow integers and u1 as int, i64/u64 as long long), as Quadrants'
+ * CPU backend calls its host printf. libqdrt writes to C stdout, which it flushes after a launch
+ * whose tasks carry QDRT_LAUNCH_PRINTS. Calls may come from several threads of a range task at
+ * once; each call is one line, kept whole.
  *
  * ---------------------------------------------------------------------------------------------
  * CUDA modules (ABI version 1)
@@ -50,6 +57,8 @@
  *   pointer in `data` and the extents in `shape`. temps / result are device buffers of the sizes
  *   in the launch metadata (temps zero-filled before the first task of each launch); the runtime
  *   copies the result back after the last task. At most QDRT_CUDA_MAX_ARGS parameters.
+ *   Printing: the device vprintf (the CUDA driver writes its buffer to stdout when the launch is
+ *   synchronized), the arguments packed as CUDA's printf packs them.
  *
  *   bundle   = qdrt_cuda_bundle_header qdrt_cuda_bundle_item[count] bytes
  *              each item's [offset, offset + size) lies inside the bundle (offsets from its start)
@@ -62,6 +71,8 @@
  *
  * Version history:
  *   1 (qdbuild 0.1.0): first version.
+ *   2: qdrt_launch_context.print (kernels that print); QDRT_LAUNCH_PRINTS. The runtime still runs
+ *      version 1 modules (they never read the new field).
  */
 #ifndef QDRT_TASK_ABI_H
 #define QDRT_TASK_ABI_H
@@ -72,23 +83,30 @@
 extern "C" {
 #endif
 
-#define QDRT_TASK_ABI_VERSION 1u
+#define QDRT_TASK_ABI_VERSION 2u
+/* The oldest module and launch metadata version libqdrt runs. */
+#define QDRT_TASK_ABI_MIN_VERSION 1u
 #define QDRT_MAX_NDIM 8u
 #define QDRT_EXTENT_SUFFIX "__extent"
 #define QDRT_MODULE_ABI_SYMBOL "qdrt_module_abi_version"
 
 /* qdrt_task_launch.flags */
 #define QDRT_LAUNCH_WRITES_RESULT 1u /* this task may store the return value */
+#define QDRT_LAUNCH_PRINTS 2u        /* this task may print (the runtime flushes stdout after) */
 
 typedef struct qdrt_array {
   void* data;
   int64_t shape[QDRT_MAX_NDIM];
 } qdrt_array;
 
+/* printf-compatible output of print() in kernels (ABI 2). */
+typedef void (*qdrt_print_fn)(const char* format, ...);
+
 typedef struct qdrt_launch_context {
   const void* const* args;
   void* temps;
   void* result;
+  qdrt_print_fn print; /* ABI 2 */
 } qdrt_launch_context;
 
 typedef void (*qdrt_task_fn)(const qdrt_launch_context* ctx, int64_t begin, int64_t end);
@@ -145,7 +163,7 @@ typedef struct qdrt_task_launch {
 #endif
 
 QDRT_STATIC_ASSERT(sizeof(qdrt_array) == 72, "layout");
-QDRT_STATIC_ASSERT(sizeof(qdrt_launch_context) == 24, "layout");
+QDRT_STATIC_ASSERT(sizeof(qdrt_launch_context) == 32, "layout");
 QDRT_STATIC_ASSERT(sizeof(qdrt_task_launch) == 32, "layout");
 QDRT_STATIC_ASSERT(sizeof(qdrt_cuda_arg) == 80, "layout");
 QDRT_STATIC_ASSERT(sizeof(qdrt_cuda_context) == 16 + 80 * QDRT_CUDA_MAX_ARGS, "layout");

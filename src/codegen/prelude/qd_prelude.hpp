@@ -184,6 +184,11 @@ template <class T> inline i32 clz(T x) {
   u64 u = static_cast<u64>(static_cast<__make_unsigned(T)>(x));
   return u == 0 ? bits : __builtin_clzll(u) - (64 - bits);
 }
+// qd.math.ffs: the 1-based position of the lowest set bit of the bit pattern, 0 for 0.
+template <class T> inline i32 ffs(T x) {
+  u64 u = static_cast<u64>(static_cast<__make_unsigned(T)>(x));
+  return u == 0 ? 0 : __builtin_ctzll(u) + 1;
+}
 
 // --- integer division with Python's semantics (kernel-language.md §1.3) -------------------------
 // Division by zero gives 0 instead of trapping (x86 would raise SIGFPE); INT_MIN / -1 wraps.
@@ -351,6 +356,36 @@ template <> inline f64 atomic_max<f64>(f64* p, f64 v) {
 template <class T> inline T atomic_mul(T* p, T v) {
   return atomic_update_float(p, [v](T old) { return static_cast<T>(old * v); });
 }
+// qd.atomic_exchange (any scalar type) and qd.atomic_cas (integers): the old value.
+template <class T> inline T atomic_exchange(T* p, T v) {
+  T old;
+  __atomic_exchange(p, &v, &old, __ATOMIC_RELAXED);
+  return old;
+}
+template <class T> inline T atomic_cas(T* p, T expected, T desired) {
+  __atomic_compare_exchange(p, &expected, &desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  return expected;  // the old value whether or not the swap happened
+}
+
+// --- print (task_abi.h "Printing") ------------------------------------------------------------
+// The arguments arrive promoted as C varargs are (f64, i32 for narrow types, long long ...).
+// CPU: the runtime's printf-style callback in the launch context. CUDA: the device vprintf, with
+// the arguments packed at their natural alignment as CUDA's printf packs them.
+template <class... A>
+inline void print(const qdrt_launch_context* ctx, const char* format, A... a) {
+  ctx->print(format, a...);
+}
+#if defined(__NVPTX__)
+extern "C" int vprintf(const char* format, void* args);
+template <class... A> inline void print(const qdrt_cuda_context*, const char* format, A... a) {
+  alignas(8) unsigned char buffer[8 * (sizeof...(A) + 1)];
+  unsigned long offset = 0;
+  ((offset = (offset + sizeof(A) - 1) & ~(sizeof(A) - 1),
+    __builtin_memcpy(buffer + offset, &a, sizeof(A)), offset += sizeof(A)),
+   ...);
+  vprintf(format, buffer);
+}
+#endif
 
 }  // namespace
 }  // namespace qd

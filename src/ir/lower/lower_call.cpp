@@ -17,6 +17,16 @@ const ast::Expr* Lowerer::keyword(const ast::Call* c, std::string_view name) {
 }
 
 Val Lowerer::eval_call(const ast::Call* c) {
+  if (const auto* a = c->func->as<ast::Attribute>(); a != nullptr && a->attr == "fill") {
+    bool place = is_lvalue_expr(a->value);
+    if (const auto* n = a->value->as<ast::Name>()) {
+      BindingRef b = find_local(n->id);
+      place = place || (b != nullptr && b->kind != Binding::Kind::value);
+    }
+    if (place) {
+      return call_fill(a, c);  // v.fill(x), m[i].fill(x): assigns into the place
+    }
+  }
   Val callee = eval(c->func);
   if (callee.kind == Val::Kind::api) {
     const std::string& p = callee.path;
@@ -78,14 +88,34 @@ Val Lowerer::eval_call(const ast::Call* c) {
 }
 
 Val Lowerer::call_atomic(const std::string& name, const ast::Call* c) {
+  if (name == "atomic_cas") {
+    // qd.atomic_cas(x, expected, desired): integers only, the old value back.
+    if (c->args.size != 3) {
+      type_error(c->pos, "qd.atomic_cas(x, expected, desired) takes three arguments");
+    }
+    LValue lv = lvalue(c->args[0]);
+    if (lv.kind == LValue::Kind::tensor) {
+      fail(c->pos, "QD201",
+           "qd.atomic_cas on a vector or matrix is not supported in kernels (as in Quadrants: "
+           "'atomic_cas' on tensor destinations is not supported); use one component");
+    }
+    Val expected = eval(c->args[1]);
+    Val desired = eval(c->args[2]);
+    if (!is_integral(lv.type)) {
+      type_error(c->pos,
+                 std::string("qd.atomic_cas needs an integer target, not ") + name_of(lv.type));
+    }
+    return atomic(AtomicOp::cas, lv, desired, c->pos, true, &expected);
+  }
   if (c->args.size != 2) {
     type_error(c->pos, "qd." + name + "(x, y) takes two arguments");
   }
   static const std::pair<const char*, AtomicOp> k_ops[] = {
-      {"atomic_add", AtomicOp::add},   {"atomic_sub", AtomicOp::sub},
-      {"atomic_mul", AtomicOp::mul},   {"atomic_min", AtomicOp::min},
-      {"atomic_max", AtomicOp::max},   {"atomic_and", AtomicOp::bit_and},
-      {"atomic_or", AtomicOp::bit_or}, {"atomic_xor", AtomicOp::bit_xor},
+      {"atomic_add", AtomicOp::add},           {"atomic_sub", AtomicOp::sub},
+      {"atomic_mul", AtomicOp::mul},           {"atomic_min", AtomicOp::min},
+      {"atomic_max", AtomicOp::max},           {"atomic_and", AtomicOp::bit_and},
+      {"atomic_or", AtomicOp::bit_or},         {"atomic_xor", AtomicOp::bit_xor},
+      {"atomic_exchange", AtomicOp::exchange},
   };
   for (const auto& [n, op] : k_ops) {
     if (name == n) {
@@ -269,6 +299,25 @@ Val Lowerer::call_math(const std::string& name, const ast::Call* c, std::vector<
     }
     return r;
   }
+  if (name == "ffs") {
+    need(1);
+    if (args[0].kind == Val::Kind::py) {
+      type_error(pos, "qd.math.ffs() of a compile-time Python number (Quadrants has no fallback "
+                      "for it: the result depends on the bit width; write qd.math.ffs(qd.i32(x)))");
+    }
+    // The 1-based index of the lowest set bit (0 for 0), an i32 whatever the operand's type,
+    // as Quadrants' type check makes it (ops.ffs).
+    auto one = [&](const Expr* e) -> const Expr* {
+      if (!is_integral(e->type)) {
+        type_error(pos, std::string("qd.math.ffs() takes an integer, got ") + name_of(e->type));
+      }
+      return m_kernel->unary(UnOp::ffs, DType::i32, e);
+    };
+    if (args[0].kind == Val::Kind::tensor) {
+      return tensor_unary(args[0], one);
+    }
+    return Val::of_scalar(one(to_scalar(args[0], pos)));
+  }
   if (name == "popcnt" || name == "clz") {
     need(1);
     UnOp op = name == "popcnt" ? UnOp::popcnt : UnOp::clz;
@@ -408,8 +457,48 @@ Val Lowerer::call_math(const std::string& name, const ast::Call* c, std::vector<
   unsupported(pos, "qd." + name);
 }
 
+// Quadrants features that compiled kernels cannot have, each with its own reason (QD201).
+void Lowerer::reject_out_of_reach(const std::string& path, const ast::Pos& pos) {
+  auto starts = [&](const char* head) { return path.rfind(head, 0) == 0; };
+  std::string q = "qd." + path;
+  if (starts("ad.") || path == "ad") {
+    fail(pos, "QD201",
+         q + ": autodiff is not supported in compiled kernels (qdbuild builds forward kernels "
+             "only: no gradients, tapes, grad_replaced / grad_for); run gradient kernels under "
+             "Quadrants");
+  }
+  if (starts("simt.") || path == "simt") {
+    fail(pos, "QD201",
+         q + ": SIMT warp, block, subgroup and shared-memory intrinsics are not supported in "
+             "compiled kernels (qdbuild's tasks have no warp or block scope)");
+  }
+  if (starts("graph.") || path == "graph_do_while") {
+    fail(pos, "QD201",
+         q + ": graph kernels (@qd.kernel(graph=True), qd.graph.do_while) are not supported in "
+             "compiled kernels (qdbuild launches a kernel's tasks one after another, with no "
+             "CUDA graph)");
+  }
+  if (starts("algorithms.") || path == "algorithms") {
+    fail(pos, "QD201",
+         q + ": the qd.algorithms library (sort, scan, reduce) is not supported in compiled "
+             "kernels (it launches Quadrants' own kernels); call it from Python between "
+             "kernel launches");
+  }
+  if (path == "stream_parallel" || starts("stream")) {
+    fail(pos, "QD201",
+         q + ": concurrent GPU streams (qd.stream_parallel) are not supported in compiled "
+             "kernels (qdbuild runs a kernel's loops in order on one stream)");
+  }
+  if (path == "field" || path.ends_with(".field") || path == "root" || starts("root.")) {
+    fail(pos, "QD201",
+         q + ": fields (qd.field and SNodes) are not supported in compiled kernels (they live in "
+             "Quadrants' own memory); pass a qd.ndarray parameter instead");
+  }
+}
+
 Val Lowerer::call_api(const std::string& path, const ast::Call* c, std::vector<Val>& args) {
   const ast::Pos& pos = c->pos;
+  reject_out_of_reach(path, pos);
   if (path == "static") {
     if (args.size() != 1) {
       if (args.empty()) {
@@ -465,8 +554,44 @@ Val Lowerer::call_api(const std::string& path, const ast::Call* c, std::vector<V
         nd.items.push_back(Val::of_tuple({Val::of_int(0), a}));
       }
     }
-    if (keyword(c, "axes") != nullptr) {
-      unsupported(pos, "ndrange(axes=...) (tier 2)");
+    if (const ast::Expr* ax = keyword(c, "axes")) {
+      // qd.ndrange(..., axes=(...)): the iteration order (outermost first) as a permutation of
+      // the canonical axes; the loop variables stay bound to the canonical axes (_Ndrange).
+      Val a = eval(ax);
+      bool none = a.kind == Val::Kind::py && a.py.kind == sema::Value::Kind::none;
+      if (!none) {
+        if (a.is_runtime()) {
+          fail(ax->pos, "QD206", "qd.ndrange(axes=...) must be a compile-time tuple of ints");
+        }
+        std::vector<Val> entries = static_items(a, ax->pos);
+        size_t n = nd.items.size();
+        if (entries.size() != n) {
+          fail(ax->pos, "QD206",
+               "qd.ndrange(axes=...) has " + std::to_string(entries.size()) +
+                   " entries but ndrange was called with " + std::to_string(n) +
+                   " dimension argument(s); they must match");
+        }
+        std::vector<bool> seen(n, false);
+        bool identity = true;
+        for (size_t k = 0; k < entries.size(); ++k) {
+          const Val& e = entries[k];
+          if (e.kind != Val::Kind::py || e.py.kind != sema::Value::Kind::integer) {
+            type_error(ax->pos,
+                       "qd.ndrange(axes=...) entries must be Python ints, got " + e.describe());
+          }
+          int64_t v = static_int(e, ax->pos, "an ndrange axis");
+          if (v < 0 || v >= static_cast<int64_t>(n) || seen[v]) {
+            fail(ax->pos, "QD206",
+                 "qd.ndrange(axes=...) is not a permutation of range(" + std::to_string(n) + ")");
+          }
+          seen[v] = true;
+          identity = identity && v == static_cast<int64_t>(k);
+          nd.order.push_back(static_cast<int32_t>(v));
+        }
+        if (identity) {
+          nd.order.clear();
+        }
+      }
     }
     return nd;
   }
@@ -582,7 +707,12 @@ Val Lowerer::call_api(const std::string& path, const ast::Call* c, std::vector<V
       a.resize(dims + 1);
       a[dims] = eval(k);
     }
-    if (a.size() != dims + 1 || a[dims].kind != Val::Kind::dtype) {
+    // Without a dtype (or dtype=None) the type only describes a shape: a func parameter
+    // annotated with it keeps the argument's dtype (as every vector/matrix parameter does).
+    bool any_dtype = a.size() == dims || (a.size() == dims + 1 && a[dims].kind == Val::Kind::py &&
+                                          a[dims].py.kind == sema::Value::Kind::none);
+    if (a.size() < dims || a.size() > dims + 1 ||
+        (!any_dtype && a[dims].kind != Val::Kind::dtype)) {
       type_error(pos, std::string("qd.types.") +
                           (matrix ? "matrix(n, m, dtype)" : "vector(n, dtype)") +
                           " needs its sizes and a scalar dtype");
@@ -591,7 +721,8 @@ Val Lowerer::call_api(const std::string& path, const ast::Call* c, std::vector<V
     t.kind = Val::Kind::tensor_type;
     t.rows = static_cast<int32_t>(static_int(a[0], pos, "a vector size"));
     t.cols = matrix ? static_cast<int32_t>(static_int(a[1], pos, "a matrix size")) : 0;
-    t.dtype = a[dims].dtype;
+    t.any_dtype = any_dtype;
+    t.dtype = any_dtype ? m_default_fp : a[dims].dtype;
     return t;
   }
   for (const char* head : {"Matrix.", "Vector.", "math.Matrix.", "math.Vector."}) {
@@ -601,7 +732,9 @@ Val Lowerer::call_api(const std::string& path, const ast::Call* c, std::vector<V
     }
   }
   if (path == "random") {
-    unsupported(pos, "qd.random (tier 3: not reproducible)");
+    fail(pos, "QD201",
+         "qd.random: random numbers are not supported in compiled kernels (Quadrants' generator "
+         "state lives in its own runtime, so a compiled kernel cannot reproduce its sequence)");
   }
   std::string name = path.starts_with("math.") ? path.substr(5) : path;
   return call_math(name, c, args);
@@ -716,7 +849,7 @@ Val Lowerer::call_builtin(const std::string& name, const ast::Call* c, std::vect
     return Val::of_tuple(static_items(args[0], pos), name == "list");
   }
   if (name == "print") {
-    unsupported(pos, "print (tier 2)");
+    return call_print(c, args);
   }
   unsupported(pos, "the builtin " + name + "()");
 }
@@ -728,11 +861,9 @@ Val Lowerer::cast_to_annotation(const Val& v, const ast::Expr* annotation, int32
     return cast_val(v, t.dtype, pos);
   }
   if (t.kind == Val::Kind::tensor_type) {
-    Val x = as_tensor(v, pos);
-    if (x.rows != t.rows || x.cols != t.cols) {
-      type_error(pos, "the value (" + x.describe() + ") does not match the annotation");
-    }
-    return tensor_cast(x, t.dtype, pos);
+    // A func's vector / matrix return annotation casts nothing and checks nothing (Quadrants
+    // casts only primitive return types of an inlined func).
+    return v;
   }
   if ((t.kind == Val::Kind::builtin || t.kind == Val::Kind::api) && t.path.ends_with("[]") &&
       t.path.starts_with("tuple")) {
@@ -745,9 +876,7 @@ Val Lowerer::cast_to_annotation(const Val& v, const ast::Expr* annotation, int32
       const Val& tk = t.items[k];
       if (tk.kind == Val::Kind::dtype) {
         items[k] = cast_val(items[k], tk.dtype, pos);
-      } else if (tk.kind == Val::Kind::tensor_type) {
-        items[k] = tensor_cast(as_tensor(items[k], pos), tk.dtype, pos);
-      }
+      }  // vector / matrix members: as they are (see above)
     }
     return Val::of_tuple(std::move(items));
   }
@@ -818,8 +947,15 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
   if (d.role == sema::DefRole::kernel) {
     fail(c->pos, "QD205", "a kernel cannot call a kernel ('" + p.def_id(def) + "')");
   }
-  if (d.decorator == "real_func" || d.decorator == "pyfunc") {
-    unsupported(c->pos, "@qd." + d.decorator + " (tier 3)");
+  if (d.decorator == "real_func") {
+    unsupported(c->pos, "calling the @qd.real_func '" + p.def_id(def) +
+                            "' (a real function call with its own stack frame; qdbuild inlines "
+                            "@qd.func only)");
+  }
+  if (d.decorator == "pyfunc") {
+    unsupported(c->pos, "calling the @qd.pyfunc '" + p.def_id(def) +
+                            "' from a kernel (qdbuild inlines @qd.func; decorate it with "
+                            "@qd.func)");
   }
   if (m_inline_depth > 48) {
     fail(c->pos, "QD205", "'" + p.def_id(def) + "' calls itself: recursion is not supported");
@@ -921,16 +1057,21 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
       if (ann.kind == Val::Kind::dtype) {
         x = cast_val(v, ann.dtype, c->pos);
       } else if (ann.kind == Val::Kind::tensor_type) {
-        x = as_tensor(v, c->pos);
-        if (x.rows != ann.rows || x.cols != ann.cols) {
-          type_error(arg_ast[k] != nullptr ? arg_ast[k]->pos : c->pos,
-                     "parameter '" + name + "' expects a " +
-                         (ann.cols == 0 ? "vector of " + std::to_string(ann.rows)
-                                        : std::to_string(ann.rows) + "x" +
-                                              std::to_string(ann.cols) + " matrix") +
-                         ", got " + x.describe());
+        // A vector / matrix parameter is a copy of the argument with the argument's own dtype,
+        // whatever dtype the annotation names (Quadrants: expr_init_func(data), no cast); the
+        // argument must be a vector / matrix of the annotated shape.
+        std::string shape =
+            ann.cols == 0 ? "vector of " + std::to_string(ann.rows)
+                          : std::to_string(ann.rows) + "x" + std::to_string(ann.cols) + " matrix";
+        const ast::Pos& at = arg_ast[k] != nullptr ? arg_ast[k]->pos : c->pos;
+        if (v.kind != Val::Kind::tensor) {
+          type_error(at, "parameter '" + name + "' expects a " + shape + ", got " + v.describe() +
+                             " (a vector/matrix parameter takes a vector or matrix value, "
+                             "not a list or scalar)");
         }
-        x = tensor_cast(x, ann.dtype, c->pos);
+        if (v.rows != ann.rows || v.cols != ann.cols) {
+          type_error(at, "parameter '" + name + "' expects a " + shape + ", got " + v.describe());
+        }
       }
     }
     bindings.emplace_back(name, nullptr);
@@ -969,6 +1110,17 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
 
 Val Lowerer::call_method(const Val& method, const ast::Call* c, std::vector<Val>& args) {
   const Val& receiver = method.items[0];
+  if (receiver.kind == Val::Kind::py && receiver.py.kind == sema::Value::Kind::string &&
+      method.path == "format") {
+    return format_string(receiver.py.s, c, args);
+  }
+  if (receiver.kind == Val::Kind::tensor && method.path == "fill") {
+    // fill() of a value that is not a place assigns into a temporary: nothing to do.
+    if (args.size() != 1 || args[0].kind == Val::Kind::tensor || args[0].kind == Val::Kind::tuple) {
+      type_error(c->pos, "fill(value) takes one scalar");
+    }
+    return Val::of_py(sema::Value::none());
+  }
   if (receiver.kind == Val::Kind::tensor) {
     return tensor_method(receiver, method.path, args, c, c->pos);
   }

@@ -110,10 +110,10 @@ Val Lowerer::eval(const ast::Expr* e) {
     case ast::ExprKind::Set:
     case ast::ExprKind::SetComp: unsupported(e->pos, "a set");
     case ast::ExprKind::GeneratorExp: unsupported(e->pos, "a generator expression");
-    case ast::ExprKind::JoinedStr:
-    case ast::ExprKind::FormattedValue: unsupported(e->pos, "an f-string");
+    case ast::ExprKind::JoinedStr: return eval_joined_str(e->as<ast::JoinedStr>());
+    case ast::ExprKind::FormattedValue: unsupported(e->pos, "an f-string part");
     case ast::ExprKind::Starred: unsupported(e->pos, "a starred expression");
-    case ast::ExprKind::Slice: unsupported(e->pos, "a slice");
+    case ast::ExprKind::Slice: type_error(e->pos, "a slice is only an index (v[a:b], m[i, :])");
     default: unsupported(e->pos, std::string("'") + ast::name_of(e->tag) + "'");
   }
 }
@@ -168,17 +168,24 @@ Val Lowerer::eval_subscript(const ast::Subscript* s) {
     }
     return t;
   }
-  if (s->slice->as<ast::Slice>() != nullptr) {
-    unsupported(s->slice->pos, "slicing");
-  }
-  std::vector<Val> idx;
-  if (const auto* t = s->slice->as<ast::Tuple>()) {
-    for (const ast::Expr* x : t->elts) {
-      idx.push_back(eval(x));
+  std::vector<IndexItem> items = subscript_items(s->slice);
+  if (has_slice(items)) {
+    switch (base.kind) {
+      case Val::Kind::tensor: return tensor_slice(base, items, s->pos);
+      case Val::Kind::tuple:
+      case Val::Kind::py:
+        if (base.kind == Val::Kind::tuple || base.py.kind == sema::Value::Kind::tuple) {
+          return python_slice(base, items, s->pos);
+        }
+        break;
+      case Val::Kind::array:
+        type_error(s->pos, "an ndarray cannot be sliced in a kernel (slice the vector or matrix of "
+                           "one element: a[i][1:3])");
+      default: break;
     }
-  } else {
-    idx.push_back(eval(s->slice));
+    type_error(s->pos, base.describe() + " cannot be sliced");
   }
+  std::vector<Val> idx = index_values(items);
   switch (base.kind) {
     case Val::Kind::array: return array_element(base.param, array_index(base.param, idx, s->pos));
     case Val::Kind::tensor: return tensor_index(base, idx, s->pos);
@@ -219,6 +226,49 @@ Val Lowerer::eval_subscript(const ast::Subscript* s) {
   }
 }
 
+// A Python slice of a compile-time tuple or list (Python's own semantics: negative bounds count
+// from the end).
+Val Lowerer::python_slice(const Val& base, const std::vector<IndexItem>& items,
+                          const ast::Pos& pos) {
+  if (items.size() != 1) {
+    type_error(pos, "a tuple takes one index");
+  }
+  std::vector<Val> all = static_items(base, pos);
+  int64_t n = static_cast<int64_t>(all.size());
+  auto bound = [&](const std::optional<Val>& v, const char* what) -> std::optional<int64_t> {
+    if (!v || (v->kind == Val::Kind::py && v->py.kind == sema::Value::Kind::none)) {
+      return std::nullopt;
+    }
+    return static_int(*v, pos, what);
+  };
+  std::optional<int64_t> lo = bound(items[0].lower, "a slice start");
+  std::optional<int64_t> hi = bound(items[0].upper, "a slice stop");
+  int64_t step = bound(items[0].step, "a slice step").value_or(1);
+  if (step == 0) {
+    fail(pos, "QD206", "slice step cannot be zero");
+  }
+  auto clamp = [&](std::optional<int64_t> x, int64_t dflt) {
+    if (!x) {
+      return dflt;
+    }
+    int64_t v = *x < 0 ? *x + n : *x;
+    if (v < 0) {
+      return step < 0 ? int64_t{-1} : int64_t{0};
+    }
+    if (v >= n) {
+      return step < 0 ? n - 1 : n;
+    }
+    return v;
+  };
+  int64_t start = clamp(lo, step < 0 ? n - 1 : 0);
+  int64_t stop = clamp(hi, step < 0 ? -1 : n);
+  std::vector<Val> out;
+  for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+    out.push_back(all[i]);
+  }
+  return Val::of_tuple(std::move(out), base.kind == Val::Kind::tuple && base.is_list);
+}
+
 const Expr* Lowerer::array_index(int32_t param, const std::vector<Val>& indices,
                                  const ast::Pos& pos) {
   const Param& p = m_kernel->params[param];
@@ -240,7 +290,9 @@ const Expr* Lowerer::array_index(int32_t param, const std::vector<Val>& indices,
     type_error(pos, "ndarray '" + p.name + "' has " + std::to_string(p.ndim) +
                         (p.ndim == 1 ? " dimension" : " dimensions") + ", indexed with " +
                         std::to_string(idx.size()) +
-                        (p.element_shape.empty() ? "" : " (index its elements with a second [])"));
+                        (p.ndim == 0               ? " (index a 0-d ndarray with x[None])"
+                         : p.element_shape.empty() ? ""
+                                                   : " (index its elements with a second [])"));
   }
   const Expr* flat = nullptr;
   for (size_t k = 0; k < idx.size(); ++k) {
@@ -263,6 +315,9 @@ const Expr* Lowerer::array_index(int32_t param, const std::vector<Val>& indices,
       flat = m_kernel->binary(BinOp::add, DType::i64,
                               m_kernel->binary(BinOp::mul, DType::i64, flat, extent), i);
     }
+  }
+  if (flat == nullptr) {
+    flat = m_kernel->constant_int(DType::i64, 0);  // a 0-d ndarray: x[None]
   }
   return flat;
 }

@@ -183,8 +183,9 @@ Val Lowerer::from_entity(const sema::Entity& e, const ast::Pos& pos, std::string
       return v;
     }
     case EK::class_:
-      unsupported(pos,
-                  "the class '" + std::string(what) + "' (dataclasses and classes are tier 2)");
+      unsupported(pos, "the class '" + std::string(what) +
+                           "' in a kernel (a class, or a dataclass used as a value; kernels take "
+                           "scalars, ndarrays and qd.template() values)");
     case EK::value: {
       if (e.value.known()) {
         return Val::of_py(e.value);
@@ -197,8 +198,14 @@ Val Lowerer::from_entity(const sema::Entity& e, const ast::Pos& pos, std::string
       return v;
     }
     case EK::instance:
-      unsupported(pos, "the object '" + std::string(what) + "' (data_oriented objects are tier 2)");
-    case EK::field: unsupported(pos, "qd.field '" + std::string(what) + "' (fields are tier 3)");
+      unsupported(pos, "the module-level object '" + std::string(what) +
+                           "' in a kernel (an instance of a class, e.g. @qd.data_oriented; "
+                           "pass what the kernel needs as parameters)");
+    case EK::field:
+      fail(pos, "QD201",
+           "the field '" + std::string(what) +
+               "': fields (qd.field and SNodes) are not supported in compiled kernels (they live "
+               "in Quadrants' own memory); pass a qd.ndarray parameter instead");
     case EK::ndarray:
       fail(pos, "QD206",
            "the ndarray '" + std::string(what) +
@@ -245,6 +252,13 @@ Val Lowerer::member(const Val& base, std::string_view attr, const ast::Pos& pos)
       if (attr == "dtype") {
         return Val::of_dtype(m_kernel->params[base.param].dtype);
       }
+      if (attr == "grad" || attr == "dual") {
+        fail(pos, "QD201",
+             "'" + m_kernel->params[base.param].name + "." + std::string(attr) +
+                 "': autodiff is not supported in compiled kernels (qdbuild builds forward "
+                 "kernels only: no gradient ndarrays, needs_grad=True, kernel.grad or qd.ad); "
+                 "run gradient kernels under Quadrants");
+      }
       unsupported(pos, "the ndarray attribute '" + std::string(attr) + "'");
     }
     case Val::Kind::tensor: {
@@ -257,7 +271,11 @@ Val Lowerer::member(const Val& base, std::string_view attr, const ast::Pos& pos)
         return Val::of_int(base.rows);
       }
       if (attr == "m") {
-        return Val::of_int(base.cols == 0 ? 1 : base.cols);
+        if (base.cols == 0) {
+          type_error(pos, "'.m' of a vector: a vector has one dimension (Quadrants: Getting m of "
+                          "tensor type < 2D); use .n");
+        }
+        return Val::of_int(base.cols);
       }
       Val m;
       m.kind = Val::Kind::method;
@@ -265,6 +283,23 @@ Val Lowerer::member(const Val& base, std::string_view attr, const ast::Pos& pos)
       m.path = std::string(attr);
       return m;
     }
+    case Val::Kind::py:
+      if (base.py.kind == sema::Value::Kind::string && attr == "format") {
+        Val m;  // "...".format(...) (lower_print.cpp)
+        m.kind = Val::Kind::method;
+        m.items.push_back(base);
+        m.path = "format";
+        return m;
+      }
+      break;
+    case Val::Kind::func:
+      if (attr == "grad") {
+        fail(pos, "QD201",
+             "'" + m_in.program->def_id(base.def) +
+                 ".grad': autodiff is not supported in compiled kernels (qdbuild builds forward "
+                 "kernels only); run gradient kernels under Quadrants");
+      }
+      break;
     case Val::Kind::tensor_type: {
       if (attr == "n") {
         return Val::of_int(base.rows);

@@ -217,7 +217,7 @@ void Lowerer::declare_params() {
         if (!parse_dtype_text(dts, m_default_ip, m_default_fp, p.dtype, p.element_shape)) {
           unsupported(pos, "the ndarray dtype '" + dts + "'");
         }
-        if (ndim < 1 || ndim > static_cast<int32_t>(QDRT_MAX_NDIM)) {
+        if (ndim < 0 || ndim > static_cast<int32_t>(QDRT_MAX_NDIM)) {  // 0: x[None]
           unsupported(pos, "an ndarray with ndim " + std::to_string(ndim));
         }
         p.kind = Param::Kind::ndarray;

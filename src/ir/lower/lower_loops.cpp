@@ -132,8 +132,15 @@ std::vector<Val> Lowerer::static_items(const Val& it, const ast::Pos& pos) {
       if (nd.kind != Val::Kind::ndrange) {
         type_error(pos, "qd.static(qd.grouped(...)) needs qd.ndrange(...) with constant bounds");
       }
+      // The dimensions in iteration order (qd.ndrange(axes=...): outermost first); each index
+      // is put back at its canonical axis.
+      std::vector<size_t> axis_of(nd.items.size());
+      for (size_t p = 0; p < axis_of.size(); ++p) {
+        axis_of[p] = nd.order.empty() ? p : static_cast<size_t>(nd.order[p]);
+      }
       std::vector<std::pair<int64_t, int64_t>> dims;
-      for (const Val& d : nd.items) {
+      for (size_t p = 0; p < nd.items.size(); ++p) {
+        const Val& d = nd.items[axis_of[p]];
         int64_t b = static_int(d.items[0], pos, "a qd.static ndrange bound");
         int64_t e = static_int(d.items[1], pos, "a qd.static ndrange bound");
         dims.emplace_back(b, std::max(b, e));
@@ -147,11 +154,11 @@ std::vector<Val> Lowerer::static_items(const Val& it, const ast::Pos& pos) {
         empty = empty || d.first >= d.second;
       }
       while (!empty) {
-        std::vector<Val> items;
-        std::vector<const Expr*> elems;
-        for (int64_t v : cur) {
-          items.push_back(Val::of_int(v));
-          elems.push_back(m_kernel->constant_int(DType::i32, v));
+        std::vector<Val> items(cur.size());
+        std::vector<const Expr*> elems(cur.size());
+        for (size_t p = 0; p < cur.size(); ++p) {
+          items[axis_of[p]] = Val::of_int(cur[p]);
+          elems[axis_of[p]] = m_kernel->constant_int(DType::i32, cur[p]);
         }
         if (grouped) {
           out.push_back(Val::of_tensor(elems, static_cast<int32_t>(elems.size()), 0, DType::i32));
@@ -427,10 +434,17 @@ void Lowerer::lower_ndrange_for(const ast::For* s, const Val& nd, bool grouped) 
   int64_t block_dim = m_pending_block_dim;
   m_pending_block_dim = 0;
   Kernel& k = *m_kernel;
+  // Physical level p (outermost first, the last one fastest) iterates the canonical axis
+  // axis_of[p]: the identity, or qd.ndrange(axes=...); the loop variables stay canonical.
+  std::vector<size_t> axis_of(dims);
+  for (size_t p = 0; p < dims; ++p) {
+    axis_of[p] = nd.order.empty() ? p : static_cast<size_t>(nd.order[p]);
+  }
   std::vector<const Expr*> begins;
   std::vector<const Expr*> extents;
   const Expr* total = k.constant_int(DType::i64, 1);
-  for (const Val& d : nd.items) {
+  for (size_t p = 0; p < dims; ++p) {
+    const Val& d = nd.items[axis_of[p]];
     const Expr* b = loop_bound(d.items[0], s->iter->pos);
     const Expr* e = loop_bound(d.items[1], s->iter->pos);
     if (parallel && has_load(b)) {
@@ -470,11 +484,16 @@ void Lowerer::lower_ndrange_for(const ast::For* s, const Val& nd, bool grouped) 
       Loop{parallel ? Loop::Kind::parallel : Loop::Kind::serial, 0, m_frames.size() - 1});
   push_scope();
   // The index variables; codegen decomposes the flat index (last dimension fastest).
-  std::vector<int32_t> index_vars(dims, -1);
-  for (size_t d = 0; d < dims; ++d) {
+  std::vector<int32_t> index_vars(dims, -1);  // per physical level
+  for (size_t p = 0; p < dims; ++p) {
+    size_t a = axis_of[p];
     std::string name =
-        grouped ? std::string(names[0]->id) + "_" + std::to_string(d) : std::string(names[d]->id);
-    index_vars[d] = k.new_var(name, DType::i32);
+        grouped ? std::string(names[0]->id) + "_" + std::to_string(a) : std::string(names[a]->id);
+    index_vars[p] = k.new_var(name, DType::i32);
+  }
+  std::vector<int32_t> canonical_vars(dims, -1);  // per canonical axis
+  for (size_t p = 0; p < dims; ++p) {
+    canonical_vars[axis_of[p]] = index_vars[p];
   }
   st->nd_vars = index_vars;
   st->nd_begins = begins;
@@ -484,7 +503,7 @@ void Lowerer::lower_ndrange_for(const ast::For* s, const Val& nd, bool grouped) 
   b->what = "loop variable";
   if (grouped) {
     b->kind = Binding::Kind::tensor_var;
-    b->vars = index_vars;
+    b->vars = canonical_vars;
     b->rows = static_cast<int32_t>(dims);
     b->dtype = DType::i32;
     frame().scopes.back()[std::string(names[0]->id)] = b;
@@ -492,7 +511,7 @@ void Lowerer::lower_ndrange_for(const ast::For* s, const Val& nd, bool grouped) 
     for (size_t d = 0; d < dims; ++d) {
       auto bd = std::make_shared<Binding>(*b);
       bd->kind = Binding::Kind::var;
-      bd->var = index_vars[d];
+      bd->var = canonical_vars[d];
       frame().scopes.back()[std::string(names[d]->id)] = bd;
     }
   }

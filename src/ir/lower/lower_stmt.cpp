@@ -74,6 +74,18 @@ void Lowerer::lower_stmt(const ast::Stmt* s) {
         unsupported(s->pos, "assert with debug=true");
       }
       return;  // checked only in debug mode (kernel-language.md §1.1)
+    case ast::StmtKind::With:
+      // `with qd.stream_parallel():` / `with qd.checkpoint():` name their construct.
+      for (const ast::WithItem* w : s->as<ast::With>()->items) {
+        if (const auto* call = w->context_expr->as<ast::Call>()) {
+          Val f = eval(call->func);
+          if (f.kind == Val::Kind::api) {
+            reject_out_of_reach(f.path, w->context_expr->pos);
+            unsupported(s->pos, "'with qd." + f.path + "()'");
+          }
+        }
+      }
+      unsupported(s->pos, stmt_name(s->tag));
     default: unsupported(s->pos, stmt_name(s->tag));
   }
 }
@@ -190,6 +202,16 @@ void Lowerer::assign_name(std::string_view name, const Val& value, const ast::Po
       return;
     }
     case Binding::Kind::tensor_var: {
+      if (value.kind == Val::Kind::scalar || value.is_py_number()) {
+        // `v = 0.0` on a vector variable fills it, as Quadrants broadcasts a scalar.
+        Val x = materialize(Val::of_scalar(to_scalar(value, pos)), pos);
+        for (int32_t var : b->vars) {
+          Stmt* s = emit(StmtKind::assign, pos);
+          s->var = var;
+          s->value = m_kernel->cast(b->dtype, x.expr);
+        }
+        return;
+      }
       if (value.kind != Val::Kind::tensor || value.rows != b->rows || value.cols != b->cols) {
         type_error(pos,
                    "cannot assign " + value.describe() + " to '" + std::string(name) + "', a " +
@@ -530,16 +552,14 @@ Lowerer::LValue Lowerer::lvalue(const ast::Expr* target, bool snapshot) {
       base_lv = lvalue(s->value, snapshot);
       base_is_lvalue = true;
     }
-    std::vector<Val> idx;
-    if (const auto* t = s->slice->as<ast::Tuple>()) {
-      for (const ast::Expr* e : t->elts) {
-        idx.push_back(eval(e));
-      }
-    } else {
-      idx.push_back(eval(s->slice));
-    }
+    std::vector<IndexItem> items = subscript_items(s->slice);
+    std::vector<Val> idx = index_values(items);
     if (!base_is_lvalue) {
       base = eval(s->value);
+      if (base.kind == Val::Kind::array && has_slice(items)) {
+        type_error(s->pos, "an ndarray cannot be sliced in a kernel (slice the vector or matrix of "
+                           "one element: a[i][1:3])");
+      }
       if (base.kind == Val::Kind::array) {
         const Param& p = m_kernel->params[base.param];
         const Expr* flat = array_index(base.param, idx, s->pos);
@@ -576,6 +596,42 @@ Lowerer::LValue Lowerer::lvalue(const ast::Expr* target, bool snapshot) {
     }
     if (base_lv.kind != LValue::Kind::tensor) {
       type_error(s->pos, "a scalar cannot be indexed");
+    }
+    if (has_slice(items)) {
+      // m[i, :] = v, v[1:3] += w: the selected components, each a place (a runtime index of a
+      // matrix row selects at run time).
+      SliceSelection sel = select_slices(base_lv.rows, base_lv.cols, items, s->pos);
+      LValue out;
+      out.kind = LValue::Kind::tensor;
+      out.type = base_lv.type;
+      out.rows = sel.rows;
+      out.cols = sel.cols;
+      auto part = [&](const std::vector<Val>& at) -> LValue {
+        for (const Val& v : at) {
+          if (v.kind == Val::Kind::scalar && v.expr->kind != ExprKind::constant) {
+            return dynamic_element(base_lv, at, s->pos);
+          }
+        }
+        int64_t i = static_int(at[0], s->pos, "a vector/matrix index");
+        int64_t j = at.size() > 1 ? static_int(at[1], s->pos, "a matrix index") : 0;
+        int64_t n = at.size() > 1 ? base_lv.cols : base_lv.rows;
+        if (i < 0 || i >= base_lv.rows || j < 0 || (at.size() > 1 && j >= n)) {
+          fail(s->pos, "QD206", "index out of range for the sliced vector/matrix");
+        }
+        return base_lv.parts[at.size() > 1 ? i * base_lv.cols + j : i];
+      };
+      if (sel.axes.size() == 1) {
+        for (const Val& i : sel.axes[0]) {
+          out.parts.push_back(part({i}));
+        }
+      } else {
+        for (const Val& i : sel.axes[0]) {
+          for (const Val& j : sel.axes[1]) {
+            out.parts.push_back(part({i, j}));
+          }
+        }
+      }
+      return out;
     }
     // Runtime indices into a local vector / matrix select one element at run time.
     bool dynamic = false;
@@ -626,6 +682,9 @@ Lowerer::LValue Lowerer::lvalue(const ast::Expr* target, bool snapshot) {
     return base_lv.parts[k[0] * base_lv.cols + k[1]];
   }
   if (const auto* a = target->as<ast::Attribute>()) {
+    if (a->attr == "grad" || a->attr == "dual") {
+      eval(a);  // x.grad[i] = ...: autodiff, reported by member() (lower_globals.cpp)
+    }
     LValue base = lvalue(a->value, snapshot);
     if (base.kind != LValue::Kind::tensor || base.cols != 0) {
       unsupported(a->pos, "assigning to the attribute '" + std::string(a->attr) + "'");
@@ -741,6 +800,15 @@ void Lowerer::write(const LValue& lv, const Val& v, const ast::Pos& pos) {
       if (t.kind == Val::Kind::tuple) {
         t = as_tensor(t, pos);
       }
+      if (t.kind == Val::Kind::scalar || t.is_py_number()) {
+        // A scalar stored into a vector / matrix place fills every component (Quadrants
+        // broadcasts it: `m[1, :] = 0.0`, `a[i] = 1.0` for a vector ndarray).
+        Val x = materialize(Val::of_scalar(to_scalar(t, pos)), pos);
+        for (const LValue& part : lv.parts) {
+          write(part, x, pos);
+        }
+        return;
+      }
       if (t.kind != Val::Kind::tensor || t.size() != static_cast<int32_t>(lv.parts.size()) ||
           (t.cols != lv.cols && !(t.cols == 0 && lv.cols == 0))) {
         type_error(pos, "cannot store " + v.describe() + " into a " +
@@ -757,8 +825,8 @@ void Lowerer::write(const LValue& lv, const Val& v, const ast::Pos& pos) {
   }
 }
 
-Val Lowerer::atomic(AtomicOp op, const LValue& lv, const Val& v, const ast::Pos& pos,
-                    bool want_old) {
+Val Lowerer::atomic(AtomicOp op, const LValue& lv, const Val& v, const ast::Pos& pos, bool want_old,
+                    const Val* expected) {
   if (lv.type == DType::u1 && lv.kind != LValue::Kind::tensor) {
     // One bit: + and - wrap modulo 2 (an exclusive or), * is an and, as u1 arithmetic does in
     // Quadrants; a byte-wide atomic add would store 2 into a bool.
@@ -775,7 +843,13 @@ Val Lowerer::atomic(AtomicOp op, const LValue& lv, const Val& v, const ast::Pos&
         ast::Operator::Add, ast::Operator::Sub,    ast::Operator::Mult,  ast::Operator::Add,
         ast::Operator::Add, ast::Operator::BitAnd, ast::Operator::BitOr, ast::Operator::BitXor};
     Val updated;
-    if (op == AtomicOp::min || op == AtomicOp::max) {
+    if (op == AtomicOp::exchange) {
+      updated = Val::of_scalar(to_typed(v, lv.type, pos));
+    } else if (op == AtomicOp::cas) {
+      const Expr* hit =
+          m_kernel->binary(BinOp::eq, DType::u1, old.expr, to_typed(*expected, lv.type, pos));
+      updated = Val::of_scalar(m_kernel->select(hit, to_typed(v, lv.type, pos), old.expr));
+    } else if (op == AtomicOp::min || op == AtomicOp::max) {
       std::vector<Val> two{old, Val::of_scalar(to_typed(v, lv.type, pos))};
       updated = min_max(op == AtomicOp::max, two, pos);
     } else {
@@ -796,7 +870,7 @@ Val Lowerer::atomic(AtomicOp op, const LValue& lv, const Val& v, const ast::Pos&
     std::vector<const Expr*> olds;
     for (size_t k = 0; k < lv.parts.size(); ++k) {
       Val part = t.kind == Val::Kind::tensor ? Val::of_scalar(t.elems[k]) : t;
-      Val old = atomic(op, lv.parts[k], part, pos, want_old);
+      Val old = atomic(op, lv.parts[k], part, pos, want_old, expected);
       olds.push_back(want_old ? old.expr : nullptr);
     }
     if (!want_old) {
@@ -812,9 +886,12 @@ Val Lowerer::atomic(AtomicOp op, const LValue& lv, const Val& v, const ast::Pos&
     type_error(pos, std::string("atomic ") + name_of(op) + " needs an integer target, not " +
                         name_of(lv.type));
   }
+  const Expr* value = to_typed(v, lv.type, pos);
+  const Expr* compare = expected != nullptr ? to_typed(*expected, lv.type, pos) : nullptr;
   Stmt* s = emit(StmtKind::atomic, pos);
   s->op = op;
-  s->value = to_typed(v, lv.type, pos);
+  s->value = value;
+  s->expected = compare;
   if (lv.kind == LValue::Kind::var) {
     s->target_var = lv.var;
   } else {

@@ -58,6 +58,11 @@ Val Lowerer::make_matrix(const std::vector<Val>& rows, std::optional<DType> dt,
 }
 
 Val Lowerer::construct_tensor_type(const Val& type, std::vector<Val>& args, const ast::Pos& pos) {
+  if (type.any_dtype) {
+    type_error(pos, "qd.types." + std::string(type.cols == 0 ? "vector(n)" : "matrix(n, m)") +
+                        " without a dtype only annotates a func parameter (it keeps the "
+                        "argument's dtype); give a dtype to construct or declare one");
+  }
   int32_t n = type.cols == 0 ? type.rows : type.rows * type.cols;
   std::vector<const Expr*> scalars;
   for (const Val& a : args) {
@@ -379,6 +384,35 @@ Val Lowerer::tensor_method(const Val& t, const std::string& name, std::vector<Va
       }
       return Val::of_tensor(e, n, n, v->type);
     }
+    if (name == "rows" || name == "cols") {
+      // qd.Matrix.rows([v0, v1, ...]) / .cols(...): a list of vectors or lists of one shape
+      // (matrix_ops.rows: Matrix([[x for x in row] for row in rows]); cols is its transpose).
+      if (args.size() != 1) {
+        type_error(pos, "qd." + t.path + "() takes one list of vectors or lists");
+      }
+      std::vector<Val> rows = static_items(args[0], pos);
+      int32_t len = -1;
+      for (const Val& r : rows) {
+        bool vec = r.kind == Val::Kind::tensor && r.cols == 0;
+        bool list = r.kind == Val::Kind::tuple ||
+                    (r.kind == Val::Kind::py && r.py.kind == sema::Value::Kind::tuple);
+        if (!vec && !list) {
+          type_error(pos, "Cols/rows must be a list of lists, or a list of vectors, got " +
+                              r.describe());
+        }
+        int32_t n = vec ? r.rows : static_cast<int32_t>(static_items(r, pos).size());
+        if (len >= 0 && n != len) {
+          type_error(pos, "qd." + t.path + "() needs vectors or lists of one length");
+        }
+        len = n;
+      }
+      if (rows.empty()) {
+        type_error(pos, "qd." + t.path + "() of an empty list");
+      }
+      Val m = make_matrix(rows, std::nullopt, pos);
+      std::vector<Val> none;
+      return name == "rows" ? m : tensor_method(m, "transpose", none, c, pos);
+    }
     if (name == "unit") {
       int32_t n = int_at(0);
       int32_t i = int_at(1);
@@ -485,54 +519,288 @@ Val Lowerer::tensor_method(const Val& t, const std::string& name, std::vector<Va
   if (name == "frobenius_inner") {
     return dot(t, as_tensor(args.at(0), pos), pos);
   }
+  if (name == "get_shape") {
+    std::vector<Val> dims{Val::of_int(t.rows)};
+    if (t.cols != 0) {
+      dims.push_back(Val::of_int(t.cols));
+    }
+    return Val::of_tuple(std::move(dims));
+  }
   if (name == "determinant" || name == "inverse") {
-    if (t.cols != t.rows || t.rows < 1 || t.rows > 3) {
-      unsupported(pos, name + "() of a " + shape_text(t) + " (up to 3x3 here)");
-    }
-    Val m = materialize(t, pos);
-    auto e = [&](int32_t r, int32_t cc) { return m.elems[r * m.cols + cc]; };
-    auto mul = [&](const Expr* x, const Expr* y) {
-      return scalar_binary(ast::Operator::Mult, x, y, pos);
-    };
-    auto sub = [&](const Expr* x, const Expr* y) {
-      return scalar_binary(ast::Operator::Sub, x, y, pos);
-    };
-    auto add = [&](const Expr* x, const Expr* y) {
-      return scalar_binary(ast::Operator::Add, x, y, pos);
-    };
-    int32_t n = t.rows;
-    // Cofactor matrix (transposed = adjugate).
-    std::vector<const Expr*> cof(n * n);
-    const Expr* det = nullptr;
-    if (n == 1) {
-      det = e(0, 0);
-      cof[0] = k.constant_int(t.dtype, 1);
-    } else if (n == 2) {
-      det = sub(mul(e(0, 0), e(1, 1)), mul(e(0, 1), e(1, 0)));
-      cof = {e(1, 1), k.unary(UnOp::neg, t.dtype, e(1, 0)), k.unary(UnOp::neg, t.dtype, e(0, 1)),
-             e(0, 0)};
-    } else {
-      for (int32_t r = 0; r < 3; ++r) {
-        for (int32_t cc = 0; cc < 3; ++cc) {
-          int32_t r1 = (r + 1) % 3, r2 = (r + 2) % 3, c1 = (cc + 1) % 3, c2 = (cc + 2) % 3;
-          cof[r * 3 + cc] = sub(mul(e(r1, c1), e(r2, c2)), mul(e(r1, c2), e(r2, c1)));
-        }
-      }
-      det = add(add(mul(e(0, 0), cof[0]), mul(e(0, 1), cof[1])), mul(e(0, 2), cof[2]));
-    }
-    if (name == "determinant") {
-      return Val::of_scalar(det);
-    }
-    Val inv_det = materialize(binary(ast::Operator::Div, fval(1.0), Val::of_scalar(det), pos), pos);
-    std::vector<const Expr*> out(n * n);
-    for (int32_t r = 0; r < n; ++r) {
-      for (int32_t cc = 0; cc < n; ++cc) {
-        out[r * n + cc] = scalar_binary(ast::Operator::Mult, cof[cc * n + r], inv_det.expr, pos);
-      }
-    }
-    return Val::of_tensor(out, n, n, out[0]->type);
+    return det_inverse(t, name == "inverse", pos);
   }
   unsupported(pos, "the vector/matrix method " + name + "()");
+}
+
+}  // namespace qd::ir::lower
+
+namespace qd::ir::lower {
+
+// --- subscripts and slices --------------------------------------------------------------------
+
+std::vector<Lowerer::IndexItem> Lowerer::subscript_items(const ast::Expr* slice) {
+  std::vector<IndexItem> out;
+  auto one = [&](const ast::Expr* e) {
+    IndexItem item;
+    item.pos = e->pos;
+    if (const auto* sl = e->as<ast::Slice>()) {
+      item.is_slice = true;
+      if (sl->lower != nullptr) {
+        item.lower = eval(sl->lower);
+      }
+      if (sl->upper != nullptr) {
+        item.upper = eval(sl->upper);
+      }
+      if (sl->step != nullptr) {
+        item.step = eval(sl->step);
+      }
+    } else {
+      item.value = eval(e);
+    }
+    out.push_back(std::move(item));
+  };
+  if (const auto* t = slice->as<ast::Tuple>()) {
+    for (const ast::Expr* x : t->elts) {
+      one(x);
+    }
+  } else {
+    one(slice);
+  }
+  // x[None]: no index (impl.subscript), the element of a 0-d ndarray.
+  if (out.size() == 1 && !out[0].is_slice && out[0].value.kind == Val::Kind::py &&
+      out[0].value.py.kind == sema::Value::Kind::none) {
+    out.clear();
+  }
+  return out;
+}
+
+bool Lowerer::has_slice(const std::vector<IndexItem>& items) {
+  for (const IndexItem& i : items) {
+    if (i.is_slice) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<Val> Lowerer::index_values(const std::vector<IndexItem>& items) {
+  std::vector<Val> out;
+  for (const IndexItem& i : items) {
+    out.push_back(i.value);
+  }
+  return out;
+}
+
+std::vector<int64_t> Lowerer::slice_indices(const IndexItem& item, int64_t n, const ast::Pos& pos) {
+  auto bound = [&](const std::optional<Val>& v, const char* what) -> int64_t {
+    if (!v) {
+      return 0;
+    }
+    if (v->is_runtime()) {
+      fail(item.pos, "QD206",
+           "a slice bound must be a compile-time integer (Quadrants does not support variables "
+           "in slices; use qd.static values or constants)");
+    }
+    return static_int(*v, item.pos, what);
+  };
+  int64_t lo = bound(item.lower, "a slice start");
+  int64_t hi = bound(item.upper, "a slice stop");
+  int64_t step = bound(item.step, "a slice step");
+  if (lo < 0 || hi < 0) {
+    fail(item.pos, "QD206", "negative indices are not supported in kernels (slice bounds too)");
+  }
+  // _calc_slice: `start or 0`, `stop or n`, `step or 1` (a 0 stop or step is the default).
+  int64_t stop = hi != 0 ? hi : n;
+  step = step != 0 ? step : 1;
+  std::vector<int64_t> out;
+  for (int64_t i = lo; step > 0 ? i < stop : i > stop; i += step) {
+    if (i >= n) {
+      fail(item.pos, "QD206",
+           "the slice reaches index " + std::to_string(i) + ", out of range for " +
+               std::to_string(n) + " elements");
+    }
+    out.push_back(i);
+  }
+  if (out.empty()) {
+    fail(item.pos, "QD206", "the slice selects no element");
+  }
+  (void)pos;
+  return out;
+}
+
+Lowerer::SliceSelection Lowerer::select_slices(int32_t rows, int32_t cols,
+                                               const std::vector<IndexItem>& items,
+                                               const ast::Pos& pos) {
+  size_t dims = cols == 0 ? 1 : 2;
+  if (items.size() != dims) {
+    type_error(pos, cols == 0 ? "a vector slice takes one index (v[a:b])"
+                              : "a matrix slice takes two indices (m[i, :], m[:, j], m[a:b, c:d])");
+  }
+  SliceSelection sel;
+  std::vector<int32_t> lengths;
+  for (size_t d = 0; d < dims; ++d) {
+    const IndexItem& it = items[d];
+    int64_t n = d == 0 ? rows : cols;
+    std::vector<Val> axis;
+    if (it.is_slice) {
+      for (int64_t i : slice_indices(it, n, pos)) {
+        axis.push_back(Val::of_int(i));
+      }
+      lengths.push_back(static_cast<int32_t>(axis.size()));
+    } else {
+      if (it.value.kind == Val::Kind::tensor || it.value.kind == Val::Kind::tuple) {
+        type_error(it.pos, "an index next to a slice must be a scalar");
+      }
+      axis.push_back(it.value);
+    }
+    sel.axes.push_back(std::move(axis));
+  }
+  if (lengths.size() == 2) {
+    sel.rows = lengths[0];
+    sel.cols = lengths[1];
+  } else {
+    sel.rows = lengths[0];
+  }
+  return sel;
+}
+
+Val Lowerer::tensor_slice(const Val& t, const std::vector<IndexItem>& items, const ast::Pos& pos) {
+  SliceSelection sel = select_slices(t.rows, t.cols, items, pos);
+  std::vector<const Expr*> elems;
+  if (sel.axes.size() == 1) {
+    for (const Val& i : sel.axes[0]) {
+      elems.push_back(tensor_index(t, {i}, pos).expr);
+    }
+  } else {
+    for (const Val& i : sel.axes[0]) {
+      for (const Val& j : sel.axes[1]) {
+        elems.push_back(tensor_index(t, {i, j}, pos).expr);
+      }
+    }
+  }
+  return Val::of_tensor(std::move(elems), sel.rows, sel.cols, t.dtype);
+}
+
+// v.fill(x) (matrix_ops.fill: mat[i] = val for every element, each an assignment with its
+// implicit cast). On a value that is not a place (`(v + 1).fill(0)`) it assigns into a temporary,
+// as in Quadrants: nothing observable happens.
+Val Lowerer::call_fill(const ast::Attribute* a, const ast::Call* c) {
+  const ast::Pos& pos = c->pos;
+  bool place = is_lvalue_expr(a->value);
+  if (const auto* n = a->value->as<ast::Name>()) {
+    BindingRef b = find_local(n->id);
+    place = place || (b != nullptr && b->kind != Binding::Kind::value);
+  }
+  LValue lv;
+  Val base;
+  if (place) {
+    lv = lvalue(a->value);
+  } else {
+    base = eval(a->value);
+  }
+  if (c->args.size != 1 || c->keywords.size != 0) {
+    type_error(pos, "fill(value) takes one argument");
+  }
+  Val v = eval(c->args[0]);
+  bool tensor = place ? lv.kind == LValue::Kind::tensor : base.kind == Val::Kind::tensor;
+  if (!tensor) {
+    type_error(a->pos, "fill() needs a vector or matrix, got " +
+                           (place ? std::string("a scalar") : base.describe()));
+  }
+  if (v.kind == Val::Kind::tensor || v.kind == Val::Kind::tuple) {
+    type_error(c->args[0]->pos, "fill() takes a scalar, got " + v.describe());
+  }
+  if (!place) {
+    return Val::of_py(sema::Value::none());
+  }
+  Val x = materialize(Val::of_scalar(to_scalar(v, c->args[0]->pos)), pos);
+  for (const LValue& part : lv.parts) {
+    write(part, x, pos);
+  }
+  return Val::of_py(sema::Value::none());
+}
+
+}  // namespace qd::ir::lower
+
+namespace qd::ir::lower {
+
+// determinant() and inverse() in matrix_ops.py's operation order (closed forms up to 4x4; E(x, y)
+// wraps its indices modulo n). Every operation goes through binary() with Quadrants' typing:
+// (-1) ** i and the literal 0 of `mat[0, 0] * 0` are i32 constants, 1.0 is f32.
+Val Lowerer::det_inverse(const Val& t, bool inverse, const ast::Pos& pos) {
+  if (t.cols == 0 || t.cols != t.rows) {
+    type_error(pos, std::string(inverse ? "inverse" : "determinant") +
+                        "() needs a square matrix, got " + shape_text(t));
+  }
+  int32_t n = t.rows;
+  if (n > 4) {
+    fail(pos, "QD201",
+         std::string(inverse ? "inverse" : "determinant") + "() of a " + shape_text(t) +
+             " is not supported in kernels: qdbuild has Quadrants' closed forms up to 4x4, not "
+             "the Gauss elimination with pivoting it uses for larger matrices");
+  }
+  Val m = materialize(t, pos);
+  auto E = [&](int32_t r, int32_t c) { return Val::of_scalar(m.elems[(r % n) * n + (c % n)]); };
+  auto mul = [&](const Val& a, const Val& b) { return binary(ast::Operator::Mult, a, b, pos); };
+  auto sub = [&](const Val& a, const Val& b) { return binary(ast::Operator::Sub, a, b, pos); };
+  auto add = [&](const Val& a, const Val& b) { return binary(ast::Operator::Add, a, b, pos); };
+  auto sign = [&](int32_t k) { return Val::of_int(k % 2 == 0 ? 1 : -1); };  // (-1) ** k
+  // The 3x3 minor expansion of the 4x4 forms, rows i+1..i+3 and columns j+1..j+3.
+  auto minor3 = [&](int32_t i, int32_t j) {
+    return add(sub(mul(E(i + 1, j + 1), sub(mul(E(i + 2, j + 2), E(i + 3, j + 3)),
+                                            mul(E(i + 3, j + 2), E(i + 2, j + 3)))),
+                   mul(E(i + 2, j + 1), sub(mul(E(i + 1, j + 2), E(i + 3, j + 3)),
+                                            mul(E(i + 3, j + 2), E(i + 1, j + 3))))),
+               mul(E(i + 3, j + 1), sub(mul(E(i + 1, j + 2), E(i + 2, j + 3)),
+                                        mul(E(i + 2, j + 2), E(i + 1, j + 3)))));
+  };
+  auto determinant = [&]() -> Val {
+    switch (n) {
+      case 1: return E(0, 0);
+      case 2: return sub(mul(E(0, 0), E(1, 1)), mul(E(0, 1), E(1, 0)));
+      case 3:
+        return add(sub(mul(E(0, 0), sub(mul(E(1, 1), E(2, 2)), mul(E(2, 1), E(1, 2)))),
+                       mul(E(1, 0), sub(mul(E(0, 1), E(2, 2)), mul(E(2, 1), E(0, 2))))),
+                   mul(E(2, 0), sub(mul(E(0, 1), E(1, 2)), mul(E(1, 1), E(0, 2)))));
+      default: {
+        Val det = mul(E(0, 0), Val::of_int(0));  // keep type
+        for (int32_t i = 0; i < 4; ++i) {
+          det = add(det, mul(sign(i), mul(E(i, 0), minor3(i, 0))));
+        }
+        return det;
+      }
+    }
+  };
+  if (!inverse) {
+    return determinant();
+  }
+  Val one = Val::of_py(sema::Value::floating(1.0));
+  if (n == 1) {
+    std::vector<Val> rows{Val::of_tuple({binary(ast::Operator::Div, one, E(0, 0), pos)})};
+    return make_matrix(rows, std::nullopt, pos);
+  }
+  Val inv_det = materialize(binary(ast::Operator::Div, one, determinant(), pos), pos);
+  std::vector<Val> rows;
+  auto neg = [&](const Val& v) {
+    return Val::of_scalar(m_kernel->unary(UnOp::neg, v.expr->type, v.expr));
+  };
+  if (n == 2) {
+    rows = {Val::of_tuple({E(1, 1), neg(E(0, 1))}), Val::of_tuple({neg(E(1, 0)), E(0, 0)})};
+  } else {
+    for (int32_t j = 0; j < n; ++j) {
+      std::vector<Val> row;
+      for (int32_t i = 0; i < n; ++i) {
+        if (n == 3) {
+          row.push_back(
+              sub(mul(E(i + 1, j + 1), E(i + 2, j + 2)), mul(E(i + 2, j + 1), E(i + 1, j + 2))));
+        } else {
+          row.push_back(mul(sign(i + j), minor3(i, j)));
+        }
+      }
+      rows.push_back(Val::of_tuple(std::move(row)));
+    }
+  }
+  return tensor_binary(ast::Operator::Mult, inv_det, make_matrix(rows, std::nullopt, pos), pos);
 }
 
 }  // namespace qd::ir::lower

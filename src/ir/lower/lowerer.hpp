@@ -106,7 +106,9 @@ private:
   Val read(const LValue& lv);
   void write(const LValue& lv, const Val& v, const ast::Pos& pos);
   // qd.atomic_* / augmented assignment: returns the old value(s).
-  Val atomic(AtomicOp op, const LValue& lv, const Val& v, const ast::Pos& pos, bool want_old);
+  // `expected`: the compare value of an atomic cas (`v` is then the desired value).
+  Val atomic(AtomicOp op, const LValue& lv, const Val& v, const ast::Pos& pos, bool want_old,
+             const Val* expected = nullptr);
 
   // --- loops (lower_loops.cpp)
   // --------------------------------------------------------------------
@@ -163,6 +165,7 @@ private:
   Val call_builtin(const std::string& name, const ast::Call* c, std::vector<Val>& args);
   Val call_math(const std::string& name, const ast::Call* c, std::vector<Val>& args);
   Val call_atomic(const std::string& name, const ast::Call* c);
+  void reject_out_of_reach(const std::string& path, const ast::Pos& pos);
   Val call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& args,
                 std::vector<BindingRef>& refs);
   // The binding of a by-reference name for the argument `e` (a qd.template() parameter, a
@@ -191,11 +194,50 @@ private:
   Val tensor_method(const Val& t, const std::string& name, std::vector<Val>& args,
                     const ast::Call* c, const ast::Pos& pos);
   Val tensor_index(const Val& t, const std::vector<Val>& idx, const ast::Pos& pos);
+  // One index of a subscript: a value, or a slice with its bounds (compile-time ints).
+  struct IndexItem {
+    Val value;
+    bool is_slice = false;
+    std::optional<Val> lower, upper, step;
+    ast::Pos pos;
+  };
+  // The indices of `x[...]`, evaluated in order; `x[None]` has none (a 0-d ndarray's element).
+  std::vector<IndexItem> subscript_items(const ast::Expr* slice);
+  static bool has_slice(const std::vector<IndexItem>& items);
+  std::vector<Val> index_values(const std::vector<IndexItem>& items);  // no slices among them
+  // The element indices a slice selects along an axis of `n` (Quadrants' _calc_slice).
+  std::vector<int64_t> slice_indices(const IndexItem& item, int64_t n, const ast::Pos& pos);
+  // v[a:b], m[i, :], m[:, j], m[a:b, c:d]: the selected elements' indices per axis (one entry
+  // for a non-slice index), and the result's shape.
+  struct SliceSelection {
+    std::vector<std::vector<Val>> axes;  // per axis: the indices (ints, or one runtime value)
+    int32_t rows = 0, cols = 0;          // cols == 0: a vector
+  };
+  SliceSelection select_slices(int32_t rows, int32_t cols, const std::vector<IndexItem>& items,
+                               const ast::Pos& pos);
+  Val tensor_slice(const Val& t, const std::vector<IndexItem>& items, const ast::Pos& pos);
+  Val python_slice(const Val& base, const std::vector<IndexItem>& items, const ast::Pos& pos);
+  Val call_fill(const ast::Attribute* a, const ast::Call* c);
+  Val det_inverse(const Val& t, bool inverse, const ast::Pos& pos);
   Val swizzle(const Val& t, std::string_view attr, const ast::Pos& pos, bool* ok);
   Val as_tensor(const Val& v, const ast::Pos& pos);  // tuple/list of scalars -> vector
   Val tensor_cast(const Val& t, DType dt, const ast::Pos& pos);
   Val reduce(const Val& t, BinOp op, const ast::Pos& pos);
   Val dot(const Val& a, const Val& b, const ast::Pos& pos);
+
+  // --- print (lower_print.cpp)
+  // ------------------------------------------------------------------------
+  struct PrintLine {
+    std::string format;  // printf format: text with '%' doubled, one conversion per argument
+    std::vector<const Expr*> args;
+  };
+  Val call_print(const ast::Call* c, std::vector<Val>& args);
+  Val eval_joined_str(const ast::JoinedStr* j);
+  Val format_string(const std::string& text, const ast::Call* c, std::vector<Val>& args);
+  Val make_formatted(std::vector<Val> pieces, const ast::Pos& pos);
+  void print_piece(const Val& v, const std::string* spec, PrintLine& line, const ast::Pos& pos);
+  std::string print_conversion(DType t, const std::string* spec, const ast::Pos& pos);
+  std::string python_str(const Val& v, const ast::Pos& pos);
 
   // --- globals (lower_globals.cpp)
   // ------------------------------------------------------------------

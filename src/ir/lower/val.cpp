@@ -74,6 +74,8 @@ std::string Val::describe() const {
     case Kind::method: return "the method " + path;
     case Kind::enumerate_: return "enumerate(...)";
     case Kind::zip_: return "zip(...)";
+    case Kind::formatted: return "a formatted string";
+    case Kind::spec_value: return "a formatted value";
   }
   return "a value";
 }

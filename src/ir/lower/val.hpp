@@ -33,6 +33,9 @@ struct Val {
     method,       // a bound method: `items[0]` = receiver, `path` = name
     enumerate_,   // enumerate(x) / zip(...) as static iterables: `items`
     zip_,
+    formatted,   // an f-string or "...".format(...) (lower_print.cpp): `items` are the pieces,
+                 // literal text (a py str) and values (any other Val, spec_value included)
+    spec_value,  // a value with a format spec in a formatted string: `items[0]`, `path` = spec
   };
   Kind kind = Kind::py;
   sema::Value py;
@@ -47,6 +50,12 @@ struct Val {
   sema::DefId def = sema::k_none;
   int32_t module = -1;
   std::string path;
+  // ndrange: the iteration order, outermost first, as canonical axes (qd.ndrange(axes=...));
+  // empty for the default order (the last axis fastest).
+  std::vector<int32_t> order;
+  // tensor_type: qd.types.vector(n) / matrix(n, m) without a dtype (a func parameter annotation
+  // that keeps the argument's dtype); `dtype` is then meaningless.
+  bool any_dtype = false;
 
   static Val of_py(sema::Value v);
   static Val of_int(int64_t v);

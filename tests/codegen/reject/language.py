@@ -99,7 +99,7 @@ def vector_shape_mismatch(a: A) -> None:
 
 @qd.kernel
 def print_call(a: A) -> None:
-    print(a[0])  # expect: 102:5 QD201 print (tier 2) is not supported
+    print(a)  # expect: 102:5 QD202 print() cannot print an ndarray in a kernel
 
 
 @qd.kernel

@@ -44,3 +44,19 @@ atomic_min = _atomic("min")
 atomic_max = _atomic("max")
 atomic_mul = _atomic("mul")
 atomic_exchange = _atomic("exchange")
+
+
+def atomic_cas(lvalue, expected, desired):
+    """qd.atomic_cas: integers only; the old value, `desired` stored when it equals `expected`
+    (both cast to the destination's dtype first)."""
+    old = lvalue.get()
+    if isinstance(old, Tensor):
+        raise TypeError("'atomic_cas' on tensor (vector / matrix) destinations is not supported")
+    if not old.dtype.is_int:
+        raise TypeError(f"'atomic_cas' requires integer operands, got dest '*{old.dtype}'")
+    if cast(expected, old.dtype).v == old.v:
+        lvalue.set(cast(desired, old.dtype))
+    return old
+
+
+atomic_cas.takes_lvalue = True

@@ -6,9 +6,10 @@ with the parameter rules of kernel-language.md 1.8."""
 
 import ast
 import builtins
+import itertools
 
 from . import dtypes as dt
-from . import mathlib
+from . import mathlib, printing
 from .loops import kernel_range
 from .lvalues import ArrayLV, CellLV, ComponentLV
 from .ndarray import ArrayArg
@@ -45,7 +46,7 @@ KERNEL_BUILTINS = {
     "range": kernel_range, "int": _typed_or(int, dt.DEFAULT_IP),
     "float": _typed_or(float, dt.DEFAULT_FP), "bool": _typed_or(bool, dt.u1),
     "abs": _typed_math(abs, mathlib.abs), "min": _typed_math(min, mathlib.min),
-    "max": _typed_math(max, mathlib.max), "len": _len, "print": lambda *a, **k: None,
+    "max": _typed_math(max, mathlib.max), "len": _len, "print": printing.kernel_print,
 }
 
 
@@ -102,7 +103,21 @@ class ExpressionEvaluator:
         return {self.eval(k): self.eval(v) for k, v in zip(node.keys, node.values)}
 
     def ex_JoinedStr(self, node):
-        return ""
+        """An f-string: text, values, values with a spec (printing.Formatted)."""
+        pieces = []
+        for part in node.values:
+            if isinstance(part, ast.Constant):
+                pieces.append(part.value)
+                continue
+            value = self.eval(part.value)
+            spec = part.format_spec
+            if spec is None or not spec.values:
+                pieces.append(value)
+            elif len(spec.values) == 1 and isinstance(spec.values[0], ast.Constant):
+                pieces.append(printing.with_spec(value, spec.values[0].value))
+            else:
+                raise NotImplementedError("a format spec with a replacement field")
+        return printing.formatted(pieces)
 
     def ex_Slice(self, node):
         part = [None if p is None else self.eval(p) for p in (node.lower, node.upper, node.step)]
@@ -197,6 +212,8 @@ class ExpressionEvaluator:
     def ex_Subscript(self, node):
         base = self.eval(node.value)
         if isinstance(base, ArrayArg):
+            if self.has_slice(node.slice):
+                raise TypeError("an ndarray cannot be sliced in a kernel")
             return ArrayLV(base, self.index_list(node.slice), self.ctx).get()
         if isinstance(base, Tensor):
             return self.tensor_component(base, node.slice, lambda: base)
@@ -205,10 +222,44 @@ class ExpressionEvaluator:
             raise TypeError("a Python list/tuple needs a compile-time index")
         return base[index]
 
+    @staticmethod
+    def has_slice(slice_node):
+        items = slice_node.elts if isinstance(slice_node, ast.Tuple) else [slice_node]
+        return any(isinstance(x, ast.Slice) for x in items)
+
+    def slice_ks(self, t, slice_node):
+        """The flat components a slice index selects (impl.subscript with _calc_slice: `start or
+        0`, `stop or n`, `step or 1`, compile-time ints only, no negative bounds), and the
+        result's shape."""
+        items = slice_node.elts if isinstance(slice_node, ast.Tuple) else [slice_node]
+        if len(items) != len(t.shape):
+            raise TypeError(f"a slice of a tensor of shape {t.shape} takes {len(t.shape)} indices")
+        axes, shape = [], []
+        for x, n in zip(items, t.shape):
+            if isinstance(x, ast.Slice):
+                lo, hi, st = (None if p is None else self.eval(p) for p in (x.lower, x.upper, x.step))
+                for b in (lo, hi, st):
+                    if is_typed(b):
+                        raise TypeError("Quadrants does not support variables in slice now")
+                if (lo is not None and lo < 0) or (hi is not None and hi < 0):
+                    raise SyntaxError("Negative indices are not supported in Quadrants kernels.")
+                ks = list(range(lo or 0, hi or n, st or 1))
+                if not ks or max(ks) >= n:
+                    raise IndexError(f"slice {ks} of an axis of {n}")
+                axes.append(ks)
+                shape.append(len(ks))
+            else:
+                i = self.eval(x)
+                axes.append([i.v if isinstance(i, Scalar) else int(i)])
+        flat = []
+        for idx in itertools.product(*axes):
+            flat.append(t.flat_index(tuple(idx)))
+        return flat, tuple(shape)
+
     def tensor_component(self, t, slice_node, get):
-        if isinstance(slice_node, ast.Slice):
-            ks = list(range(t.shape[0]))[self.eval(slice_node)]
-            return Tensor(t.dtype, (len(ks),), [t.data[k] for k in ks])
+        if self.has_slice(slice_node):
+            ks, shape = self.slice_ks(t, slice_node)
+            return Tensor(t.dtype, shape, [t.data[k] for k in ks])
         return t.elem(self.flat_component(t, slice_node))
 
     def flat_component(self, t, slice_node):
@@ -217,6 +268,8 @@ class ExpressionEvaluator:
 
     def index_list(self, slice_node):
         raw = self.eval(slice_node)
+        if raw is None:  # x[None]: the element of a 0-d ndarray
+            return []
         items = list(raw) if isinstance(raw, tuple) else [raw]
         out = []
         for x in items:
@@ -257,9 +310,9 @@ class ExpressionEvaluator:
                 return ArrayLV(base, self.index_list(node.slice), self.ctx)
             parent = self.lvalue(node.value)
             t = parent.get()
-            if isinstance(node.slice, ast.Slice):
-                ks = list(range(t.shape[0]))[self.eval(node.slice)]
-                return ComponentLV(parent, ks, (len(ks),))
+            if self.has_slice(node.slice):
+                ks, shape = self.slice_ks(t, node.slice)
+                return ComponentLV(parent, ks, shape)
             return ComponentLV(parent, [self.flat_component(t, node.slice)], None)
         if isinstance(node, ast.Attribute):
             parent = self.lvalue(node.value)
@@ -271,6 +324,22 @@ class ExpressionEvaluator:
 
     # --- calls ----------------------------------------------------------------------------
     def ex_Call(self, node):
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "fill" and \
+                self.is_place(node.func.value):
+            # v.fill(x) / a[i].fill(x): matrix_ops.fill assigns every component of the place.
+            lv = self.lvalue(node.func.value)
+            t = lv.get()
+            if not isinstance(t, Tensor) or len(node.args) != 1:
+                raise TypeError("fill() needs a vector or matrix and one value")
+            val = self.eval(node.args[0])
+            if isinstance(val, (Tensor, tuple, list)):
+                raise TypeError("fill() takes a scalar")
+            t = t.copy()
+            from .tensor_methods import fill
+            fill(t, val)
+            if not self.ctx.dry:
+                lv.set(t)
+            return None
         fun = self.eval(node.func)
         from .kernel import Func, Kernel
 
@@ -290,6 +359,9 @@ class ExpressionEvaluator:
             else:
                 args.append(self.eval(a))
         kwargs = {k.arg: self.eval(k.value) for k in node.keywords}
+        if getattr(fun, "__name__", None) == "format" and isinstance(
+                getattr(fun, "__self__", None), str):
+            return printing.str_format(fun.__self__, args, kwargs)  # "...".format(...)
         return fun(*args, **kwargs)
 
     def ex_ListComp(self, node):

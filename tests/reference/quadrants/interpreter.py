@@ -12,7 +12,7 @@ from . import dtypes as dt
 from .atomics import ATOMIC_AUG_OPS, atomic_rmw
 from .expressions import ExpressionEvaluator, is_static_call
 from .lvalues import coerce
-from .loops import Grouped, NdRange, TypedRange, iterate, range_axes
+from .loops import Grouped, NdRange, TypedRange, iterate, order_of, range_axes
 from .ndarray import ArrayArg
 from .ops import binop, cast, is_typed, truth, typed
 from .values import Cell, Scalar, Tensor
@@ -240,7 +240,7 @@ class Interpreter(ExpressionEvaluator):
             raise TypeError(f"cannot loop over {type(it).__name__} in a kernel")
         if not grouped and len(names) != len(axes):
             raise TypeError(f"{len(names)} loop targets for {len(axes)} loop axes")
-        for idx in iterate(axes):
+        for idx in iterate(axes, order_of(it)):
             if grouped:
                 bound = {names[0]: Tensor(dt.i32, (len(idx),), idx)}
             else:

@@ -78,14 +78,18 @@ class _Callable:
         return None
 
 
-def cast_return(value, ann):
+def cast_return(value, ann, in_func=False):
+    """The return annotation's cast. An inlined func casts only primitive types (a vector /
+    matrix annotation casts and checks nothing, ast_transformer.build_Return)."""
     if ann is None or ann is inspect.Signature.empty:
         return value
     if typing.get_origin(ann) is tuple:
-        return tuple(cast_return(v, a) for v, a in zip(value, typing.get_args(ann)))
+        return tuple(cast_return(v, a, in_func) for v, a in zip(value, typing.get_args(ann)))
     dtype = dt.dtype_of_annotation(ann)
     if dtype is not None:
         return cast(value, dtype)
+    if isinstance(ann, (VectorType, MatrixType)) and in_func:
+        return value
     if isinstance(ann, (VectorType, MatrixType)):
         return as_tensor(typed(value) if not isinstance(value, (list, tuple)) else value, ann)
     return value
@@ -161,7 +165,7 @@ class Func(_Callable):
             if is_template(ann) and not isinstance(scope[p.name], Cell):
                 scope.fixed.add(p.name)
         result = self.run_body(callee)
-        return cast_return(result, self.annotations.get("return"))
+        return cast_return(result, self.annotations.get("return"), in_func=True)
 
     @staticmethod
     def bind_param(caller, node, ann):
@@ -170,6 +174,17 @@ class Func(_Callable):
         value = caller.eval(node)
         if isinstance(ann, NdarrayType) or isinstance(value, ArrayArg):
             return value
+        if isinstance(ann, (VectorType, MatrixType)):
+            # A copy of the argument with its own dtype, whatever dtype the annotation names
+            # (function_def_transformer: expr_init_func(data)); it must be a vector/matrix of
+            # the annotated shape.
+            if not isinstance(value, Tensor):
+                raise SyntaxError(f"Argument of type {ann!r} is expected to be a Matrix, "
+                                  f"but got {type(value).__name__}.")
+            if value.shape != ann.shape:
+                raise SyntaxError(f"Argument of type {ann!r} is expected to be a Matrix of "
+                                  f"shape {ann.shape}, but got {value.shape}.")
+            return declare_value(value)
         if ann is inspect.Signature.empty:
             return declare_value(value) if (is_typed(value) or isinstance(
                 value, (bool, int, float))) else value

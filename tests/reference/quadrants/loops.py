@@ -47,8 +47,23 @@ def range_axes(r):
 
 
 class NdRange:
-    def __init__(self, *dims):
+    """qd.ndrange(*dims, axes=None): `axes` is the iteration order, outermost first, as a
+    permutation of the canonical axes; the loop variables stay canonical (_ndrange._Ndrange)."""
+
+    def __init__(self, *dims, axes=None):
         self.dims = [d if isinstance(d, (tuple, list)) else (0, d) for d in dims]
+        self.order = None
+        if axes is not None:
+            axes = tuple(axes)
+            n = len(self.dims)
+            if len(axes) != n:
+                raise SyntaxError(f"qd.ndrange(axes={axes!r}) has {len(axes)} entries but "
+                                  f"ndrange was called with {n} dimension argument(s)")
+            if any(isinstance(a, bool) or not isinstance(a, int) for a in axes):
+                raise TypeError(f"qd.ndrange(axes={axes!r}) entries must be Python ints")
+            if sorted(axes) != list(range(n)):
+                raise SyntaxError(f"qd.ndrange(axes={axes!r}) is not a permutation of range({n})")
+            self.order = None if axes == tuple(range(n)) else axes
 
     def axes(self):
         out = []
@@ -58,13 +73,12 @@ class NdRange:
         return out
 
     def __iter__(self):  # compile-time (qd.static) iteration
-        ranges = [builtins.range(b, e) for b, e in self.axes()]
-        for idx in itertools.product(*ranges):
+        for idx in iterate(self.axes(), self.order):
             yield idx if len(idx) > 1 else idx[0]
 
 
-def ndrange(*dims):
-    return NdRange(*dims)
+def ndrange(*dims, axes=None):
+    return NdRange(*dims, axes=axes)
 
 
 class Grouped:
@@ -81,6 +95,24 @@ def grouped(x):
     return Grouped(x)
 
 
-def iterate(axes):
-    """All index tuples of the axes, last axis fastest."""
-    return itertools.product(*[builtins.range(b, e) for b, e in axes])
+def iterate(axes, order=None):
+    """All index tuples of the axes, last axis fastest; with `order` (ndrange(axes=...)) the
+    axes nest in that order, outermost first, and each tuple stays in canonical axis order."""
+    if order is None:
+        return itertools.product(*[builtins.range(b, e) for b, e in axes])
+
+    def gen():
+        for phys in itertools.product(*[builtins.range(*axes[a]) for a in order]):
+            idx = [0] * len(axes)
+            for p, a in enumerate(order):
+                idx[a] = phys[p]
+            yield tuple(idx)
+
+    return gen()
+
+
+def order_of(it):
+    """The ndrange(axes=...) order of a loop's iterable (None: the default)."""
+    if isinstance(it, Grouped):
+        it = it.inner
+    return getattr(it, "order", None)

@@ -167,6 +167,18 @@ def popcnt(x):
     return Scalar(x.dtype, bin(x.v & ((1 << x.dtype.bits) - 1)).count("1"))
 
 
+@_elementwise1
+def ffs(x):
+    """The 1-based position of the lowest set bit of the bit pattern (0 for 0), an i32 whatever
+    the operand's integer type (ops.ffs, type_check.cpp); no Python fallback."""
+    if not is_typed(x):
+        raise NotImplementedError("qd.math.ffs has no Python fallback")
+    if not x.dtype.is_int:
+        raise TypeError(f"qd.math.ffs takes an integer, got {x.dtype}")
+    bits = x.v & ((1 << x.dtype.bits) - 1)
+    return Scalar(dt.i32, (bits & -bits).bit_length())
+
+
 def clamp(x, lo, hi):
     return min(hi, max(lo, x))
 

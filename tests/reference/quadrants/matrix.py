@@ -49,6 +49,29 @@ class Matrix:
         return make(entries, (dim, dim))
 
     @staticmethod
+    def rows(rows):
+        """matrix_ops.rows: a list of vectors or lists of one length, row by row."""
+        entries = []
+        for r in rows:
+            if isinstance(r, Tensor):
+                if len(r.shape) != 1:
+                    raise TypeError("Cols/rows must be a list of lists, or a list of vectors")
+                entries.append(r.elems())
+            elif isinstance(r, (list, tuple)):
+                entries.append([e for x in r for e in as_scalar_list(x)])
+            else:
+                raise TypeError("Cols/rows must be a list of lists, or a list of vectors")
+        if not entries or any(len(e) != len(entries[0]) for e in entries):
+            raise TypeError("rows/cols of different lengths")
+        return make([e for r in entries for e in r], (len(entries), len(entries[0])))
+
+    @staticmethod
+    def cols(cols):
+        from .tensor_methods import transpose
+
+        return transpose(Matrix.rows(cols))
+
+    @staticmethod
     def unit(n, i, dtype=None):
         return Tensor(dtype or dt.DEFAULT_FP, (n,), [1 if k == i else 0 for k in range(n)])
 
@@ -96,6 +119,8 @@ def count(shape):
 
 
 def construct(ttype, args):
+    if ttype.dtype is None:
+        raise TypeError(f"{ttype!r} without a dtype cannot construct a value")
     n = count(ttype.shape)
     entries = []
     for a in args:

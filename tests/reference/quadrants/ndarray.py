@@ -51,7 +51,7 @@ class ArrayArg:
         if buf_dtype is not self.dtype and not (buf_dtype.kind == self.dtype.kind and
                                                 buf_dtype.bits == self.dtype.bits):
             raise TypeError(f"argument '{name}': expected dtype {self.dtype}, got {buf_dtype}")
-        full = tuple(mv.shape) if mv.ndim else (len(mv),)
+        full = tuple(mv.shape)  # () for a 0-d array
         ndim = ann.ndim if ann.ndim is not None else len(full) - len(self.elem_shape)
         if len(full) != ndim + len(self.elem_shape) or full[ndim:] != self.elem_shape:
             raise TypeError(f"argument '{name}': shape {full} does not fit {ann!r} with element "

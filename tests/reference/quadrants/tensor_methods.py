@@ -147,7 +147,31 @@ def determinant(m):
         t1 = mul(a(1, 0), sub(mul(a(0, 1), a(2, 2)), mul(a(2, 1), a(0, 2))))
         t2 = mul(a(2, 0), sub(mul(a(0, 1), a(1, 2)), mul(a(1, 1), a(0, 2))))
         return binop("+", sub(t0, t1), t2)
-    raise NotImplementedError("determinant above 3x3")
+    if n == 4:
+        det = mul(a(0, 0), 0)  # keep type
+        for i in range(4):
+            det = binop("+", det, mul((-1) ** i, mul(a(i, 0), _minor3(m, i, 0))))
+        return det
+    raise NotImplementedError("determinant above 4x4")
+
+
+def _minor3(m, i, j):
+    """The bracket of matrix_ops' 4x4 determinant / inverse, E(x, y) = m[x % 4, y % 4]."""
+    def e(x, y):
+        return at(m, x % 4, y % 4)
+
+    def mul(x, y):
+        return binop("*", x, y)
+
+    def sub(x, y):
+        return binop("-", x, y)
+
+    return binop("+", sub(mul(e(i + 1, j + 1), sub(mul(e(i + 2, j + 2), e(i + 3, j + 3)),
+                                                   mul(e(i + 3, j + 2), e(i + 2, j + 3)))),
+                          mul(e(i + 2, j + 1), sub(mul(e(i + 1, j + 2), e(i + 3, j + 3)),
+                                                   mul(e(i + 3, j + 2), e(i + 1, j + 3))))),
+                 mul(e(i + 3, j + 1), sub(mul(e(i + 1, j + 2), e(i + 2, j + 3)),
+                                          mul(e(i + 2, j + 2), e(i + 1, j + 3)))))
 
 
 def inverse(m):
@@ -172,10 +196,17 @@ def inverse(m):
                          binop("*", e(i + 2, j + 1), e(i + 1, j + 2)))
                    for j in range(3) for i in range(3)]
         return binop("*", inv_det, from_scalars((3, 3), entries))
-    raise NotImplementedError("inverse above 3x3")
+    if n == 4:
+        entries = [binop("*", (-1) ** (i + j), _minor3(m, i, j)) for j in range(4) for i in range(4)]
+        return binop("*", inv_det, from_scalars((4, 4), entries))
+    raise NotImplementedError("inverse above 4x4")
 
 
 def fill(m, val):
+    """matrix_ops.fill: every component assigned (with the assignment's implicit cast); on a
+    value that is not a place it fills a temporary (no effect), as in Quadrants."""
+    if isinstance(val, (Tensor, tuple, list)):
+        raise TypeError("fill() takes a scalar")
     val = cast(val, m.dtype)
     m.data = [val.v] * len(m.data)
 
@@ -196,7 +227,11 @@ def tensor_attribute(t, name):
     if name == "n":
         return t.shape[0]
     if name == "m":
-        return t.shape[1] if len(t.shape) > 1 else 1
+        if len(t.shape) < 2:
+            raise AttributeError(f"Getting m of tensor type < 2D: {t.shape}")
+        return t.shape[1]
+    if name == "get_shape":
+        return lambda: tuple(t.shape)
     if name == "T":
         return lambda: transpose(t)
     idx = swizzle_indices(name)

@@ -71,6 +71,45 @@ def typing_rules() -> qd.f64:
     return a * 1.0 + (b == qd.u32(4294967294)) * 1000.0 + c * 10000.0 + d
 
 
+@qd.kernel
+def slice_runtime_bound(a: I32_1, n: qd.i32) -> None:
+    v = qd.Vector([1, 2, 3, 4])
+    a[0] = v[0:n].sum()
+
+
+@qd.kernel
+def slice_negative(a: I32_1) -> None:
+    v = qd.Vector([1, 2, 3, 4])
+    a[0] = v[-2:].sum()
+
+
+@qd.kernel
+def print_bad_spec(a: I32_1) -> None:
+    print(f"{a[0]:x}")
+
+
+@qd.kernel
+def cas_float(a: I32_1) -> None:
+    x = 1.5
+    qd.atomic_cas(x, 1.5, 2.5)
+    a[0] = 1
+
+
+@qd.kernel
+def ffs_python_int(a: I32_1) -> None:
+    a[0] = qd.math.ffs(8)
+
+
+@qd.func
+def first(v: qd.types.vector(2)) -> qd.i32:
+    return v[0]
+
+
+@qd.kernel
+def vector_param_list(a: I32_1) -> None:
+    a[0] = first([1, 2])
+
+
 class Negative(unittest.TestCase):
     def arr(self):
         return array.array("i", [1, 2, 3, 4])
@@ -106,6 +145,28 @@ class Negative(unittest.TestCase):
     def test_int_param_rejects_float(self):
         with self.assertRaises(TypeError):
             int_param(1.5)
+
+    def test_slices(self):
+        with self.assertRaisesRegex(TypeError, "variables in slice"):
+            slice_runtime_bound(self.arr(), 2)
+        with self.assertRaisesRegex(SyntaxError, "Negative indices"):
+            slice_negative(self.arr())
+
+    def test_print_spec(self):
+        with self.assertRaisesRegex(TypeError, "'x' doesn't match 'i32'"):
+            print_bad_spec(self.arr())
+
+    def test_cas_float(self):
+        with self.assertRaisesRegex(TypeError, "requires integer operands"):
+            cas_float(self.arr())
+
+    def test_ffs_python_int(self):
+        with self.assertRaises(NotImplementedError):
+            ffs_python_int(self.arr())
+
+    def test_vector_param_list(self):
+        with self.assertRaisesRegex(SyntaxError, "expected to be a Matrix"):
+            vector_param_list(self.arr())
 
 
 class Typing(unittest.TestCase):

@@ -5,7 +5,7 @@ import math as _m
 
 from .. import dtypes as _dt
 from ..mathlib import (acos, asin, atan2, ceil, clamp, cos, cross, degrees, distance, dot,  # noqa: F401
-                       exp, floor, fract, length, log, log2, max, min, mix, normalize, popcnt, pow,
+                       exp, ffs, floor, fract, length, log, log2, max, min, mix, normalize, popcnt, pow,
                        radians, round, rsqrt, sign, sin, sqrt, step, tan, tanh)
 from ..matrix import MatrixType, VectorType
 

@@ -7,12 +7,10 @@ from ..ndarray import NDArray, ndarray  # noqa: F401
 
 
 def vector(n, dtype=None):
-    from ..dtypes import DEFAULT_FP
-
-    return VectorType(n, dtype or DEFAULT_FP)
+    """qd.types.vector(n, dtype); without a dtype only a func parameter annotation (the
+    parameter keeps the argument's dtype)."""
+    return VectorType(n, dtype)
 
 
 def matrix(n, m, dtype=None):
-    from ..dtypes import DEFAULT_FP
-
-    return MatrixType(n, m, dtype or DEFAULT_FP)
+    return MatrixType(n, m, dtype)
