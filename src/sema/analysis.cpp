@@ -202,13 +202,11 @@ private:
 
   void capture(size_t i, const DefInfo& d, const CaptureRef& c, bool plain) {
     const Entity& e = c.entity;
-    if (!c.runtime_problem.empty()) {
-      // A placeholder the app overwrites at run time: its module-level value must not be used.
-      diag(Severity::Error, "QD116", c.span,
-           "kernel '" + m_out.id + "' reads '" + c.text + "'" + where(i) + ": " + c.runtime_problem,
-           d.module);
-      reason("'" + c.text + "' is set at run time and has no recorded or defined value");
-      m_out.constants.push_back(c.text + " = <set at run time>");
+    if (e.kind == EK::quadrants) {
+      // A Quadrants type or function reached through a binding of the tree: its identity is
+      // what the kernel compiles with; reading it is allowed under fastcache (as Quadrants
+      // allows reading dtypes and types).
+      m_out.constants.push_back(c.text + " = " + e.path);
       return;
     }
     // What enters the key.

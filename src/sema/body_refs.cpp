@@ -190,6 +190,10 @@ private:
                                   runtime_global_problem(m_p, m_module, root->id)});
       return;
     }
+    // `qd.f32` / `quadrants.types.vector`: a chain that stays inside Quadrants from an import of
+    // it. Any other way to a Quadrants entity (`cfg.dtype`, `from quadrants import f32 as T`,
+    // `gs.qd_float`) goes through a binding of the tree, whose edits must change the key.
+    const bool quadrants_import = ent.kind == EK::quadrants && is_module_import(root->id);
     std::string runtime = used == 0 ? runtime_global_problem(m_p, m_module, root->id) : "";
     while (used < attrs.size() &&
            (ent.kind == EK::module || ent.kind == EK::class_ || ent.kind == EK::external ||
@@ -197,13 +201,31 @@ private:
       bool of_module = ent.kind == EK::module;
       int32_t holder = ent.module;
       ent = member_of(m_p, ent, attrs[used]);
-      runtime =
-          of_module && holder != k_none ? runtime_global_problem(m_p, holder, attrs[used]) : "";
+      if (runtime.empty() && of_module && holder != k_none) {
+        // Anything read through a global set at run time is unknown too (`gs.qd_float`,
+        // `cfg.SOLVER.kind`): the first such step decides.
+        runtime = runtime_global_problem(m_p, holder, attrs[used]);
+      }
       ++used;
     }
+    if (!runtime.empty()) {
+      // Whatever it resolves to statically (a Quadrants type, a def, a value) is the
+      // module-level placeholder, not what the kernels see: QD116.
+      m_out.unresolved.push_back({chain_text(root, attrs, used),
+                                  "'" + chain_text(root, attrs, used) + "' is set at run time",
+                                  span_of(e->pos),
+                                  true,
+                                  {},
+                                  runtime});
+      return;
+    }
     switch (ent.kind) {
-      case EK::module:
       case EK::quadrants:
+        if (quadrants_import) {
+          return;
+        }
+        break;  // a capture: enters the key as "cfg.dtype = quadrants.f64"
+      case EK::module:
       case EK::class_:
       case EK::builtin: return;
       case EK::def: m_out.callees.push_back({ent.def, span_of(e->pos), false}); return;
@@ -228,7 +250,6 @@ private:
     c.entity = std::move(ent);
     c.span = span_of(e->pos);
     c.in_static = m_static > 0;
-    c.runtime_problem = std::move(runtime);
     m_out.captures.push_back(std::move(c));
   }
 

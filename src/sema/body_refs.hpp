@@ -48,9 +48,6 @@ struct CaptureRef {
   Entity entity;
   SourceSpan span;
   bool in_static = false;
-  // Non-empty when the value is a module global assigned at run time with no define for it
-  // (runtime_globals.hpp): why its module-level value cannot be used (QD116).
-  std::string runtime_problem;
 };
 
 struct UnresolvedRef {

@@ -402,7 +402,35 @@ RecordedParam recorded_param(const std::string& json_text) {
   }
 }
 
+// param_value() reading a malformed description (a number where a name belongs) is an error of
+// that parameter, not a crash.
+static RecordedParam guarded_param_value(const json& d) {
+  try {
+    return param_value(d, 0);
+  } catch (const json::exception& e) {
+    RecordedParam r;
+    r.ok = false;
+    r.why = std::string("malformed description (") + e.what() + ")";
+    return r;
+  }
+}
+
+static bool read_record_json(const std::string& path, BuildConfig& config,
+                             std::vector<ConfigError>& errors);
+
 bool read_record(const std::string& path, BuildConfig& config, std::vector<ConfigError>& errors) {
+  try {
+    return read_record_json(path, config, errors);
+  } catch (const json::exception& e) {
+    // Every entry guards its own reads; this is the last line (a record whose top level has
+    // the wrong shape).
+    errors.push_back({path, 1, 0, std::string("malformed instance record: ") + e.what()});
+    return false;
+  }
+}
+
+static bool read_record_json(const std::string& path, BuildConfig& config,
+                             std::vector<ConfigError>& errors) {
   std::string text;
   std::string error;
   if (!support::read_file(path, text, error)) {
@@ -417,7 +445,8 @@ bool read_record(const std::string& path, BuildConfig& config, std::vector<Confi
         {path, 1, 0, std::string("the instance record is not valid JSON: ") + e.what()});
     return false;
   }
-  if (!doc.is_object() || doc.value("format", std::string()) != "qdrt-record 1") {
+  if (!doc.is_object() || !doc.contains("format") || !doc["format"].is_string() ||
+      doc["format"].get<std::string>() != "qdrt-record 1") {
     errors.push_back({path, 1, 0,
                       "not an instance record (expected {\"format\": \"qdrt-record 1\", ...}; "
                       "python -m qdrt.record writes them)"});
@@ -427,6 +456,10 @@ bool read_record(const std::string& path, BuildConfig& config, std::vector<Confi
     for (const auto& [kid, insts] : doc["kernels"].items()) {
       if (kid.find(':') == std::string::npos) {
         errors.push_back({path, 1, 0, "kernels['" + kid + "']: not a kernel id (module:qualname)"});
+        continue;
+      }
+      if (!insts.is_array()) {
+        errors.push_back({path, 1, 0, "kernels['" + kid + "']: not a list of instances"});
         continue;
       }
       std::set<std::string> seen;
@@ -440,7 +473,8 @@ bool read_record(const std::string& path, BuildConfig& config, std::vector<Confi
         seen.insert(t);
       }
       for (size_t n = 0; n < insts.size(); ++n) {
-        std::string entry = path + ": kernels['" + kid + "'][" + std::to_string(n) + "]";
+        // Messages go to the file itself; the entry names the instance within it.
+        std::string entry = "kernels['" + kid + "'][" + std::to_string(n) + "]";
         const json& inst = insts[n];
         if (!inst.is_object() || !inst.contains("params") || !inst["params"].is_object()) {
           errors.push_back({path, 1, 0, entry + ": not an instance (no \"params\")"});
@@ -452,7 +486,7 @@ bool read_record(const std::string& path, BuildConfig& config, std::vector<Confi
         Instance out;
         bool ok = true;
         for (const auto& [name, d] : inst["params"].items()) {
-          RecordedParam r = param_value(d, 0);
+          RecordedParam r = guarded_param_value(d);
           if (!r.ok) {
             errors.push_back({path, 1, 0, entry + ": parameter '" + name + "': " + r.why});
             ok = false;
@@ -473,7 +507,7 @@ bool read_record(const std::string& path, BuildConfig& config, std::vector<Confi
           continue;  // the same instance, recorded twice (Quadrants splits on unused members)
         }
         list.push_back(std::move(out));
-        sources.push_back(entry);
+        sources.push_back(path + ": " + entry);
       }
     }
   }
@@ -487,7 +521,12 @@ bool read_record(const std::string& path, BuildConfig& config, std::vector<Confi
       if (v.is_object() && v.contains("conflict")) {
         d.conflict = true;
       } else {
-        d.python = define_python(v);
+        try {
+          d.python = define_python(v);
+        } catch (const json::exception& e) {
+          errors.push_back({path, 1, 0, "defines['" + name + "']: not a value (" + e.what() + ")"});
+          continue;
+        }
         if (d.python.empty()) {
           continue;  // a value qdbuild has no use for (an object): kernels cannot read it
         }

@@ -159,6 +159,8 @@ struct Program {
   std::map<int32_t, RuntimeAssignment> dynamic_globals;
   std::map<std::pair<int32_t, std::string>, std::string> defined;  // -> "source" of the value
   std::map<std::pair<int32_t, std::string>, std::string> define_conflicts;  // -> the record
+  int32_t defines_module = k_none;                  // the synthetic module (runtime_globals.hpp)
+  std::map<std::string, std::string> define_names;  // its symbols -> "module.name" defined
 
   const std::string& def_id(DefId d) const { return def_ids[d]; }  // "module:qualname"
   const ModuleInfo& module_of(DefId d) const { return modules[defs[d].module]; }

@@ -255,6 +255,11 @@ Entity from_binding(const Program& p, int32_t module, const std::string& name, c
   if (b.kind == Binding::Kind::value && (e.kind == EK::value || e.kind == EK::instance ||
                                          e.kind == EK::field || e.kind == EK::ndarray)) {
     e.path = p.modules[module].name + "." + name;
+    if (module == p.defines_module) {
+      // A define's value: named after the global it defines ("genesis.EPS (define)").
+      auto it = p.define_names.find(name);
+      e.path = (it == p.define_names.end() ? name : it->second) + " (define)";
+    }
     e.module = module;
     e.line = b.line;
   }

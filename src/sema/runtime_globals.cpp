@@ -81,7 +81,7 @@ public:
             note(target, std::string(name->value.text), e->pos,
                  "setattr(" + text_of(c->args[0]) + ", '" + std::string(name->value.text) +
                      "', ...)");
-          } else if (target == m_module || true) {
+          } else {
             m_p.dynamic_globals.emplace(
                 target, RuntimeAssignment{where(e->pos), "setattr(" + text_of(c->args[0]) +
                                                              ", <computed name>, ...)"});
@@ -234,6 +234,7 @@ void add_defines(Program& p, const std::map<std::string, Define>& defines,
       }
     }
     body += symbol + " = " + d.python + "\n";
+    p.define_names[symbol] = full;
     targets.push_back({m, name, symbol, &d});
   }
   std::string text = "import quadrants\nimport quadrants as qd\n";
@@ -255,6 +256,7 @@ void add_defines(Program& p, const std::map<std::string, Define>& defines,
   auto index = static_cast<int32_t>(p.modules.size());
   p.modules.push_back(std::move(mod));
   p.module_index.emplace(k_defines_module, index);
+  p.defines_module = index;
   collect_module(p, index);
   for (const Target& t : targets) {
     Binding b;
@@ -306,7 +308,7 @@ std::string runtime_global_problem(const Program& p, int32_t module, std::string
   }
   if (auto d = p.dynamic_globals.find(module); d != p.dynamic_globals.end()) {
     const ModuleInfo& m = p.modules[module];
-    if (!m.bindings.contains(name)) {
+    if (!m.bindings.contains(name) && p.find_module(m.name + "." + std::string(name)) == k_none) {
       return "'" + qualified + "' is not bound in " + m.path + ", whose globals are set at run " +
              "time (" + d->second.how + " at " + d->second.where + "); " + how;
     }

@@ -1,0 +1,3 @@
+import quadrants as qd
+
+dtype = qd.f64

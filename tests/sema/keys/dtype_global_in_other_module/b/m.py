@@ -1,0 +1,9 @@
+import quadrants as qd
+
+import cfg
+
+
+@qd.kernel
+def k(x: qd.types.NDArray[qd.f32, 1]) -> None:
+    for i in x:
+        x[i] = qd.cast(x[i] * 3.3, cfg.dtype)

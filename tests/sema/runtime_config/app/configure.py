@@ -1,0 +1,7 @@
+import quadrants as qd
+
+import app
+
+
+def use_double():
+    app.dtype = qd.f64
