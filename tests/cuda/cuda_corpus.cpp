@@ -1,9 +1,9 @@
 // qd_cuda_corpus PATH [--arch N] [--ieee] [--quiet]: every kernel instance under PATH (the
 // differential corpus in CI) generated as CUDA units (codegen::Options::cuda), compiled to PTX
 // in-process, linked per instance with the module ABI unit into an sm_XX cubin, and checked: the
-// pinned .version/.target in every unit's PTX, no .extern but vprintf's, a CUDA ELF (e_machine 190, the arch in
-// e_flags) holding every task's entry point in .symtab, a well-formed bundle. Prints per-task
-// compile and per-module link times (docs/cuda.md). Exit 0 if all pass, 1 otherwise.
+// pinned .version/.target in every unit's PTX, no .extern but vprintf's, a CUDA ELF (e_machine 190,
+// the arch in e_flags) holding every task's entry point in .symtab, a well-formed bundle. Prints
+// per-task compile and per-module link times (docs/cuda.md). Exit 0 if all pass, 1 otherwise.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
