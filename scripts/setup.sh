@@ -3,8 +3,9 @@
 # Idempotent: returns at once when everything is already installed; runs `apt-get update` only
 # when a package is missing and apt has no candidate for it.
 # Usage: scripts/setup.sh
-# Env: CI=true (.ci/run): a missing Python 3.12 or a failed install of build/venv is an error (exit
-# 1), as the tests that need them fail under CI=true (tests/lib/skip_policy.py); elsewhere a note.
+# Env: CI=true (.ci/run): a missing Python 3.12 or a failed install of build/venv or
+# build/genesis-venv is an error (exit 1), as the tests that need them fail under CI=true
+# (tests/lib/skip_policy.py); elsewhere a note. QD_SKIP_GENESIS=1: no build/genesis-venv.
 set -euo pipefail
 
 PACKAGES=(
@@ -88,5 +89,34 @@ else
       exit 1
     fi
     echo "setup: note: the oracle and numpy tests will be skipped"
+  fi
+fi
+
+# Genesis (genesis-world 1.4.5, which pins quadrants 1.3.3, and torch) in build/genesis-venv: the
+# app the Genesis tests record and check (ctest -L genesis). About 8 GB and two minutes from PyPI.
+# QD_SKIP_GENESIS=1 leaves it out (the Genesis tests then skip; under CI=true they fail).
+gvenv="$(dirname "${BASH_SOURCE[0]}")/../build/genesis-venv"
+if [[ -x "$gvenv/bin/python" ]] && "$gvenv/bin/python" -c "import genesis, torch" >/dev/null 2>&1; then
+  echo "setup: Genesis venv present: build/genesis-venv"
+elif [[ "${QD_SKIP_GENESIS:-}" == "1" ]]; then
+  echo "setup: note: QD_SKIP_GENESIS=1: no build/genesis-venv; the Genesis tests will be skipped"
+else
+  echo "setup: installing genesis-world 1.4.5 and torch into build/genesis-venv (about 8 GB)"
+  log=$(mktemp)
+  if python3 -m venv "$gvenv" >"$log" 2>&1 &&
+    "$gvenv/bin/pip" install -q genesis-world==1.4.5 torch >>"$log" 2>&1 &&
+    "$gvenv/bin/python" -c "import genesis, torch" >>"$log" 2>&1; then
+    echo "setup: installed Genesis into build/genesis-venv"
+    rm -f "$log"
+  else
+    echo "setup: the install into build/genesis-venv failed; its output:" >&2
+    tail -50 "$log" >&2
+    rm -f "$log"
+    if ((ci)); then
+      echo "setup: error: no usable build/genesis-venv; under CI=true the Genesis tests fail" \
+        "without it" >&2
+      exit 1
+    fi
+    echo "setup: note: the Genesis tests will be skipped (scripts/setup.sh retries the install)"
   fi
 fi

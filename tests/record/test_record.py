@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""qdrt.record end to end, on tests/record/app (a small app under the real Quadrants, build/venv).
+
+  test_record.py --qdbuild build/bin/qdbuild [--python build/venv/bin/python]
+
+  * `python -m qdrt.record -o R -- app/main.py --variant 1`, then `QDRT_RECORD=R python
+    app/main.py --variant 2` (an app started otherwise): R is exactly expected.qdrecord.json
+    (every description kind: qd / numpy ndarrays, vector elements, a dataclass member by member,
+    enums, a config object with fields and a property, funcs; `used`; Quadrants' fastcache
+    decision; defines of the globals init() set: a float and a type);
+  * merging is order-independent and idempotent (the other order and --append of a run already
+    in it give the same bytes); -o without --append replaces;
+  * 2,000 calls of a kernel record one instance (later calls are not recorded again), and the
+    per-call time with and without recording is printed (not asserted);
+  * qdbuild check with R: no errors, the one warning Quadrants also gives (QD102 for the float
+    global EPS, Quadrants' PURE.VIOLATION warning); every instance explain shows comes from R;
+    qdbuild's fastcache verdicts are Quadrants'; build skips no recorded kernel.
+
+QD_UPDATE_SNAPSHOTS=1 rewrites expected.qdrecord.json. Exit 0 / 1; 125 without build/venv (skip
+policy "no-quadrants-venv").
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+import skip_policy  # noqa: E402
+
+EXPECTED = os.path.join(HERE, "expected.qdrecord.json")
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print(f"FAIL: {what}")
+    return cond
+
+
+def env(**extra):
+    e = dict(os.environ)
+    e.pop("QDRT_RECORD", None)
+    e["PYTHONPATH"] = os.pathsep.join([os.path.join(ROOT, "runtime", "python"), HERE])
+    e.update(extra)
+    return e
+
+
+def app(python, args, **extra):
+    p = subprocess.run([python, *args], cwd=HERE, env=env(**extra), capture_output=True,
+                       text=True)
+    if not check(p.returncode == 0, f"{' '.join(args)}: exit {p.returncode}\n{p.stderr[-3000:]}"):
+        return None
+    return p.stdout
+
+
+def record(python, out, variant, append=False, calls=1):
+    args = ["-m", "qdrt.record", "-o", out] + (["--append"] if append else []) + \
+        ["--", "app/main.py", "--variant", str(variant), "--calls", str(calls)]
+    return app(python, args)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def test_recording(python, tmp):
+    r = os.path.join(tmp, "r.json")
+    record(python, r, 1)
+    app(python, ["app/main.py", "--variant", "2"], QDRT_RECORD=r)
+    if not check(os.path.exists(r), "no record written"):
+        return None
+    got = read(r)
+    if os.environ.get("QD_UPDATE_SNAPSHOTS") == "1":
+        with open(EXPECTED, "wb") as f:
+            f.write(got)
+        print(f"updated {EXPECTED}")
+    want = read(EXPECTED)
+    check(got == want, f"the record differs from {EXPECTED} (QD_UPDATE_SNAPSHOTS=1 rewrites it)"
+                       f":\n{got.decode()[:3000]}")
+    doc = json.loads(got)
+    check(got.decode() == json.dumps(doc, indent=1, sort_keys=True) + "\n",
+          "the record is sorted, one-space-indented JSON with a final newline")
+
+    # The other order: the same bytes.
+    r2 = os.path.join(tmp, "r2.json")
+    record(python, r2, 2)
+    record(python, r2, 1, append=True)
+    check(read(r2) == got, "merging in the other order gives the same record")
+    # A run already in the record adds nothing.
+    record(python, r, 1, append=True)
+    check(read(r) == got, "--append of a run already recorded leaves the file unchanged")
+    # -o without --append replaces.
+    r3 = os.path.join(tmp, "r3.json")
+    record(python, r3, 1)
+    record(python, r3, 2)
+    only2 = json.loads(read(r3))
+    check(all(len(v) == 1 for v in only2["kernels"].values()) and
+          only2["kernels"]["app.kernels:k_state"][0]["params"]["mode"]["template"]["member"] ==
+          "EXACT", "-o without --append replaces the record with the new run")
+    return r
+
+
+def test_calls(python, tmp):
+    many = os.path.join(tmp, "many.json")
+    record(python, many, 1, calls=2000)
+    one = os.path.join(tmp, "one.json")
+    record(python, one, 1, calls=1)
+    check(os.path.exists(many) and read(many) == read(one),
+          "2,000 calls of a kernel record the same instances as one call")
+    # Per-call cost (printed, never asserted): the same loop with and without the recorder.
+    code = ("import sys, time; sys.argv = ['x']\n"
+            "import quadrants as qd\nqd.init(arch=qd.cpu, offline_cache=False)\n"
+            "from app import config, kernels\nconfig.init(1e-6)\n"
+            "a = qd.ndarray(qd.f32, shape=(4,)); b = qd.ndarray(qd.math.vec3, shape=(3,))\n"
+            "kernels.k_arrays(a, b, 2.0); qd.sync()\n"
+            "t = time.perf_counter()\n"
+            "for _ in range(20000): kernels.k_arrays(a, b, 2.0)\n"
+            "qd.sync(); print((time.perf_counter() - t) / 20000 * 1e6)\n")
+    times = {}
+    for name, extra in [("plain", {}), ("recording", {"QDRT_RECORD": os.path.join(tmp, "t.json")})]:
+        out = app(python, ["-c", code], **extra)
+        times[name] = float(out.strip().splitlines()[-1]) if out else None
+    if times["plain"] and times["recording"]:
+        print(f"per call: {times['plain']:.2f} us plain, {times['recording']:.2f} us recording "
+              f"(ratio {times['recording'] / times['plain']:.3f})")
+
+
+def test_qdbuild(qdbuild, r, tmp):
+    def run(*args):
+        return subprocess.run([qdbuild, *args], cwd=HERE, capture_output=True, text=True)
+
+    doc = json.loads(read(r))
+    p = run("check", "app", "--root", ".", "--instances", r, "--format", "json")
+    diags = json.loads(p.stdout)["diagnostics"] if p.stdout.strip() else []
+    got = sorted((d["kernel"], d["code"], d["severity"]) for d in diags)
+    check(p.returncode == 0 and got == [("app.kernels:k_eps", "QD102", "warning")],
+          f"check with the record: exit {p.returncode}, {got} {p.stderr}")
+    for kid, insts in sorted(doc["kernels"].items()):
+        if kid.startswith("quadrants."):
+            continue
+        p = run("explain", kid, "app", "--root", ".", "--instances", r, "--json")
+        e = json.loads(p.stdout) if p.stdout.strip() else None
+        if not check(p.returncode == 0 and e is not None, f"explain {kid}: exit {p.returncode}"):
+            continue
+        check(len(e["instances"]) == len(insts) and
+              all(i["source"].startswith(r + ": kernels[") and not i["unbound"]
+                  for i in e["instances"]),
+              f"{kid}: {len(insts)} recorded instances, each from the record and fully bound: "
+              f"{[(i['instance'], i['source'], i['unbound']) for i in e['instances']]}")
+        quadrants = any(i.get("fastcache") for i in insts)
+        check(bool(e["eligible"]) == quadrants,
+              f"{kid}: qdbuild fastcache {e['eligible']}, Quadrants {quadrants}: {e['verdict']}")
+    p = run("build", "app", "--root", ".", "--instances", r, "--store",
+            os.path.join(tmp, "store"), "--json")
+    b = json.loads(p.stdout) if p.stdout.strip() else {}
+    skipped = [k for k in b.get("skipped", ["?"]) if k in doc["kernels"]]
+    check(b and not skipped, f"build skips no recorded kernel: {skipped} {p.stderr}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--qdbuild", default=os.path.join(ROOT, "build", "bin", "qdbuild"))
+    ap.add_argument("--python", default=os.path.join(ROOT, "build", "venv", "bin", "python"))
+    opts = ap.parse_args()
+    probe = subprocess.run([opts.python, "-c", "import quadrants, numpy"], capture_output=True) \
+        if os.path.exists(opts.python) else None
+    if probe is None or probe.returncode != 0:
+        skip_policy.skip("no-quadrants-venv", "recording runs an app under the real Quadrants")
+    with tempfile.TemporaryDirectory() as tmp:
+        r = test_recording(opts.python, tmp)
+        test_calls(opts.python, tmp)
+        if r is not None:
+            test_qdbuild(os.path.abspath(opts.qdbuild), r, tmp)
+    if failures:
+        print(f"{len(failures)} failure(s)")
+        return 1
+    print("record tests passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
