@@ -8,7 +8,9 @@
 #      QD_FUZZ_TARGET=store_index fuzzes the store's index/pack/object readers instead
 #      (qd_fuzz_store_index, seeded with a small store and pack made by qd_store_tool);
 #      QD_FUZZ_TARGET=runtime_store fuzzes libqdrt's own readers (qd_fuzz_runtime_store: index,
-#      pack, objects, CUDA bundles, kernel tables; seeded with the runtime tests' stores).
+#      pack, objects, CUDA bundles, kernel tables; seeded with the runtime tests' stores);
+#      QD_FUZZ_TARGET=instance_record fuzzes the reader of recorded runs (--instances JSON,
+#      qd_fuzz_instance_record, seeded with the committed records).
 # Exit: 0 if the run ended with no finding; non-zero otherwise (crash, leak, timeout, OOM, UB).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -82,13 +84,30 @@ case "${QD_FUZZ_TARGET:-parser}" in
       head -n 4 | xargs -I{} cp {} "$seeds/corpus/"
     run_fuzzer runtime_store 65536 build/fuzz/corpus_runtime "$seeds/corpus"
     ;;
+  instance_record)
+    # Seeds: the committed records (a small app's, the Franka scene's) and a few hostile ones.
+    cmake --build build/fuzz -j "${QD_JOBS:-2}" --target qd_fuzz_instance_record
+    seeds=build/fuzz/record_seeds
+    rm -rf "$seeds" && mkdir -p "$seeds"
+    cp tests/record/expected.qdrecord.json "$seeds/app.json"
+    python3 - "$seeds" <<'PY'
+import json, sys
+d = json.load(open("tests/genesis/franka.qdrecord.json"))
+k = sorted(d["kernels"])[:3]
+d["kernels"] = {i: d["kernels"][i] for i in k}
+open(sys.argv[1] + "/franka3.json", "w").write(json.dumps(d, indent=1, sort_keys=True))
+PY
+    printf '%s' '{"format":"qdrt-record 1","kernels":{"m:k":[{"params":{"x":{"template":{"enum":1}}}}]},"defines":{"m.X":{"conflict":[1,2]},"m.Y":{"vector":[3,"f32"]}}}' \
+      >"$seeds/hostile.json"
+    run_fuzzer instance_record 65536 build/fuzz/corpus_record "$seeds"
+    ;;
   parser)
     cmake --build build/fuzz -j "${QD_JOBS:-2}" --target qd_fuzz_parser
     flags=(-dict=tests/fuzz/python.dict)
     run_fuzzer parser 4096 build/fuzz/corpus tests/fixtures/parse/valid tests/fixtures/parse/invalid
     ;;
   *)
-    echo "fuzz: unknown QD_FUZZ_TARGET '${QD_FUZZ_TARGET}' (parser, store_index, runtime_store)" >&2
+    echo "fuzz: unknown QD_FUZZ_TARGET '${QD_FUZZ_TARGET}' (parser, store_index, runtime_store, instance_record)" >&2
     exit 2
     ;;
 esac

@@ -267,7 +267,8 @@ bool Watcher::drain(WatchBatch& out, bool& burst, bool& relevant, std::string& e
         continue;
       }
       bool config = d.configs && is_config_name(name);
-      bool source = name.ends_with(".py") && (d.recursive || d.files.count(std::string(name)) != 0);
+      // A file named on the command line (a source, a recorded run) counts whatever its name.
+      bool source = (d.recursive && name.ends_with(".py")) || d.files.count(std::string(name)) != 0;
       if (!config && !source) {
         continue;
       }

@@ -120,9 +120,16 @@ ExitStatus watch(const build::BuildOptions& options, bool json) {
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   int stop_fd = ::signalfd(-1, &stop, SFD_CLOEXEC);
   // Watches first, so edits made during the first build are seen.
+  // Recorded runs (--instances, instances-from) are inputs too: a new record rebuilds.
   build::Watcher watcher;
   std::string error;
-  if (!watcher.start(options.paths, error)) {
+  std::vector<std::string> watched = options.paths;
+  sema::AnalysisOptions records;
+  records.instance_files = options.instance_files;
+  for (std::string& f : sema::record_files(options.paths, records)) {
+    watched.push_back(std::move(f));
+  }
+  if (!watcher.start(watched, error)) {
     std::fprintf(stderr, "qdbuild: error: %s\n", error.c_str());
     return ExitStatus::internal;
   }

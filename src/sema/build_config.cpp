@@ -3,9 +3,12 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "support/file_io.hpp"
+#include "syntax/ast_nodes.hpp"
+#include "syntax/parser.hpp"
 
 namespace qd::sema {
 
@@ -47,6 +50,38 @@ bool parse_target(const std::string& target, std::string& arch, std::string& dev
     return true;
   }
   return false;
+}
+
+bool check_define(const std::string& name, const std::string& python, std::string& why) {
+  // Each part an identifier: ASCII letters, digits and '_' (not first), or any non-ASCII byte
+  // (Python's Unicode identifiers; the parser below checks the expression's own names).
+  bool part_start = true;
+  size_t parts = 1;
+  for (unsigned char ch : name) {
+    bool ident = ch == '_' || std::isalpha(ch) != 0 || ch >= 0x80;
+    if (ch == '.' && !part_start) {
+      part_start = true;
+      ++parts;
+    } else if (ident || (!part_start && std::isdigit(ch) != 0)) {
+      part_start = false;
+    } else {
+      why = repr(Value::string(name)) + " is not a dotted Python name (\"package.module.NAME\")";
+      return false;
+    }
+  }
+  if (part_start || parts < 2) {
+    why = repr(Value::string(name)) + " must name a module global (\"package.module.NAME\")";
+    return false;
+  }
+  auto parsed = syntax::parse_bytes("<define>", "_qd = " + python + "\n");
+  if (!parsed->ok() || parsed->module == nullptr || parsed->module->body.size != 1 ||
+      parsed->module->body[0]->as<syntax::ast::Assign>() == nullptr ||
+      parsed->module->body[0]->as<syntax::ast::Assign>()->targets.size != 1) {
+    why = repr(Value::string(name)) + ": " + repr(Value::string(python)) +
+          " is not one Python expression";
+    return false;
+  }
+  return true;
 }
 
 namespace {
@@ -208,11 +243,6 @@ void read_table(const toml::table& t, BuildConfig& c, const std::string& path,
         std::string n(name.str());
         Define d;
         d.source = path;
-        if (n.find('.') == std::string::npos) {
-          error_at(errors, path, &v,
-                   "define '" + n + "' must name a module global (\"package.module.NAME\")");
-          continue;
-        }
         if (v.is_boolean()) {
           d.python = *v.value<bool>() ? "True" : "False";
         } else if (v.is_integer()) {
@@ -226,6 +256,11 @@ void read_table(const toml::table& t, BuildConfig& c, const std::string& path,
                    "define '" + n +
                        "' must be a number, a bool, or a Python expression in a string "
                        "(\"quadrants.f32\")");
+          continue;
+        }
+        std::string why;
+        if (!check_define(n, d.python, why)) {
+          error_at(errors, path, &v, "define " + why);
           continue;
         }
         c.defines[n] = std::move(d);

@@ -92,4 +92,9 @@ BuildConfig parse_build_config(const std::string& text, const std::string& path,
 // "cpu" -> "x64"/device "cpu:x86_64"; "cuda" / "cuda:sm_90" -> "cuda"/"cuda:sm_90".
 bool parse_target(const std::string& target, std::string& arch, std::string& device_caps);
 
+// Whether a define can enter the synthetic defines module (runtime_globals.hpp): `name` a dotted
+// Python name with a module part ("pkg.mod.NAME"), `python` exactly one expression (never a
+// second statement). `why` says what is wrong otherwise.
+bool check_define(const std::string& name, const std::string& python, std::string& why);
+
 }  // namespace qd::sema

@@ -149,7 +149,7 @@ bool template_value(const json& v, ConfigValue& out, std::string& why, int depth
     return false;
   }
   if (v.contains("float")) {
-    std::string f = v["float"].get<std::string>();
+    std::string f = v.at("float").get<std::string>();
     out = scalar(Value::floating(f == "nan"           ? std::nan("")
                                  : f.starts_with("-") ? -INFINITY
                                                       : INFINITY));
@@ -159,21 +159,22 @@ bool template_value(const json& v, ConfigValue& out, std::string& why, int depth
     Value member;
     std::string w;
     ConfigValue inner;
-    if (v.contains("value") && template_value(v["value"], inner, w, depth + 1) && !inner.is_table) {
+    if (v.contains("value") && template_value(v.at("value"), inner, w, depth + 1) &&
+        !inner.is_table) {
       member = inner.scalar;
     } else {
       member = Value::unknown("the enum member's value was not recorded");
     }
     out = scalar(Value::enum_member(
-        v["enum"].get<std::string>() + "." + v["member"].get<std::string>(), member));
+        v.at("enum").get<std::string>() + "." + v.at("member").get<std::string>(), member));
     return true;
   }
   if (v.contains("numpy")) {
-    return template_value(v["value"], out, why, depth + 1);
+    return template_value(v.at("value"), out, why, depth + 1);
   }
   if (v.contains("tuple")) {
     std::vector<Value> items;
-    for (const json& x : v["tuple"]) {
+    for (const json& x : v.at("tuple")) {
       ConfigValue item;
       if (!template_value(x, item, why, depth + 1)) {
         return false;
@@ -188,7 +189,7 @@ bool template_value(const json& v, ConfigValue& out, std::string& why, int depth
     return true;
   }
   if (v.contains("func")) {
-    out = scalar(Value::string(v["func"].get<std::string>()));
+    out = scalar(Value::string(v.at("func").get<std::string>()));
     return true;
   }
   for (const char* kind : {"dtype", "vector", "matrix"}) {
@@ -215,12 +216,13 @@ bool template_value(const json& v, ConfigValue& out, std::string& why, int depth
   }
   if (v.contains("module") || v.contains("class")) {
     out = table();
-    out.table[v.contains("module") ? "__module__" : "__classref__"] = scalar(Value::string(
-        v.contains("module") ? v["module"].get<std::string>() : v["class"].get<std::string>()));
+    out.table[v.contains("module") ? "__module__" : "__classref__"] =
+        scalar(Value::string(v.contains("module") ? v.at("module").get<std::string>()
+                                                  : v.at("class").get<std::string>()));
     return true;
   }
   if (v.contains("unsupported")) {
-    why = v["unsupported"].get<std::string>();
+    why = v.at("unsupported").get<std::string>();
     return false;
   }
   why = "not a recorded value: " + v.dump().substr(0, 80);
@@ -239,11 +241,11 @@ RecordedParam param_value(const json& d, int depth) {
     return r;
   }
   if (d.contains("template")) {
-    r.ok = template_value(d["template"], r.value, r.why, depth);
+    r.ok = template_value(d.at("template"), r.value, r.why, depth);
     return r;
   }
   if (d.contains("final")) {
-    r.ok = template_value(d["final"], r.value, r.why, depth);
+    r.ok = template_value(d.at("final"), r.value, r.why, depth);
     return r;
   }
   if (d.contains("none")) {
@@ -256,8 +258,8 @@ RecordedParam param_value(const json& d, int depth) {
   }
   if (d.contains("dataclass")) {
     r.value = table();
-    r.value.table["__class__"] = scalar(Value::string(d["dataclass"].get<std::string>()));
-    for (const auto& [k, m] : d["members"].items()) {
+    r.value.table["__class__"] = scalar(Value::string(d.at("dataclass").get<std::string>()));
+    for (const auto& [k, m] : d.at("members").items()) {
       RecordedParam mr = param_value(m, depth + 1);
       if (!mr.ok) {
         // Kept and marked: a kernel that reads the member says why it cannot (its build).
@@ -271,11 +273,11 @@ RecordedParam param_value(const json& d, int depth) {
     return r;
   }
   if (d.contains("value")) {
-    r.ok = template_value(d["value"], r.value, r.why, depth);
+    r.ok = template_value(d.at("value"), r.value, r.why, depth);
     return r;
   }
   r.ok = false;
-  r.why = d.contains("unsupported") ? d["unsupported"].get<std::string>()
+  r.why = d.contains("unsupported") ? d.at("unsupported").get<std::string>()
                                     : "not a parameter description: " + d.dump().substr(0, 80);
   return r;
 }
@@ -302,11 +304,11 @@ std::string define_python(const json& v) {
     return "";
   }
   if (v.contains("float")) {
-    std::string f = v["float"].get<std::string>();
+    std::string f = v.at("float").get<std::string>();
     return f == "nan" ? "" : f.starts_with("-") ? "-1e999" : "1e999";
   }
   if (v.contains("dtype")) {
-    return "quadrants." + v["dtype"].get<std::string>();
+    return "quadrants." + v.at("dtype").get<std::string>();
   }
   for (const char* kind : {"vector", "matrix"}) {
     if (v.contains(kind)) {
@@ -320,14 +322,14 @@ std::string define_python(const json& v) {
     }
   }
   if (v.contains("enum")) {
-    return v["enum"].get<std::string>() + "." + v["member"].get<std::string>();
+    return v.at("enum").get<std::string>() + "." + v.at("member").get<std::string>();
   }
   if (v.contains("numpy")) {
-    return define_python(v["value"]);
+    return define_python(v.at("value"));
   }
   if (v.contains("tuple")) {
     std::string text = "(";
-    for (const json& x : v["tuple"]) {
+    for (const json& x : v.at("tuple")) {
       std::string item = define_python(x);
       if (item.empty()) {
         return "";
@@ -415,12 +417,23 @@ static RecordedParam guarded_param_value(const json& d) {
   }
 }
 
-static bool read_record_json(const std::string& path, BuildConfig& config,
+static bool read_record_json(const std::string& text, const std::string& path, BuildConfig& config,
                              std::vector<ConfigError>& errors);
 
 bool read_record(const std::string& path, BuildConfig& config, std::vector<ConfigError>& errors) {
+  std::string text;
+  std::string error;
+  if (!support::read_file(path, text, error)) {
+    errors.push_back({path, 1, 0, "cannot read the instance record: " + error});
+    return false;
+  }
+  return read_record_text(text, path, config, errors);
+}
+
+bool read_record_text(const std::string& text, const std::string& path, BuildConfig& config,
+                      std::vector<ConfigError>& errors) {
   try {
-    return read_record_json(path, config, errors);
+    return read_record_json(text, path, config, errors);
   } catch (const json::exception& e) {
     // Every entry guards its own reads; this is the last line (a record whose top level has
     // the wrong shape).
@@ -429,14 +442,8 @@ bool read_record(const std::string& path, BuildConfig& config, std::vector<Confi
   }
 }
 
-static bool read_record_json(const std::string& path, BuildConfig& config,
+static bool read_record_json(const std::string& text, const std::string& path, BuildConfig& config,
                              std::vector<ConfigError>& errors) {
-  std::string text;
-  std::string error;
-  if (!support::read_file(path, text, error)) {
-    errors.push_back({path, 1, 0, "cannot read the instance record: " + error});
-    return false;
-  }
   json doc;
   try {
     doc = json::parse(text);
@@ -445,15 +452,15 @@ static bool read_record_json(const std::string& path, BuildConfig& config,
         {path, 1, 0, std::string("the instance record is not valid JSON: ") + e.what()});
     return false;
   }
-  if (!doc.is_object() || !doc.contains("format") || !doc["format"].is_string() ||
-      doc["format"].get<std::string>() != "qdrt-record 1") {
+  if (!doc.is_object() || !doc.contains("format") || !doc.at("format").is_string() ||
+      doc.at("format").get<std::string>() != "qdrt-record 1") {
     errors.push_back({path, 1, 0,
                       "not an instance record (expected {\"format\": \"qdrt-record 1\", ...}; "
                       "python -m qdrt.record writes them)"});
     return false;
   }
-  if (doc.contains("kernels") && doc["kernels"].is_object()) {
-    for (const auto& [kid, insts] : doc["kernels"].items()) {
+  if (doc.contains("kernels") && doc.at("kernels").is_object()) {
+    for (const auto& [kid, insts] : doc.at("kernels").items()) {
       if (kid.find(':') == std::string::npos) {
         errors.push_back({path, 1, 0, "kernels['" + kid + "']: not a kernel id (module:qualname)"});
         continue;
@@ -476,7 +483,7 @@ static bool read_record_json(const std::string& path, BuildConfig& config,
         // Messages go to the file itself; the entry names the instance within it.
         std::string entry = "kernels['" + kid + "'][" + std::to_string(n) + "]";
         const json& inst = insts[n];
-        if (!inst.is_object() || !inst.contains("params") || !inst["params"].is_object()) {
+        if (!inst.is_object() || !inst.contains("params") || !inst.at("params").is_object()) {
           errors.push_back({path, 1, 0, entry + ": not an instance (no \"params\")"});
           continue;
         }
@@ -485,7 +492,7 @@ static bool read_record_json(const std::string& path, BuildConfig& config,
         }
         Instance out;
         bool ok = true;
-        for (const auto& [name, d] : inst["params"].items()) {
+        for (const auto& [name, d] : inst.at("params").items()) {
           RecordedParam r = guarded_param_value(d);
           if (!r.ok) {
             errors.push_back({path, 1, 0, entry + ": parameter '" + name + "': " + r.why});
@@ -511,8 +518,8 @@ static bool read_record_json(const std::string& path, BuildConfig& config,
       }
     }
   }
-  if (doc.contains("defines") && doc["defines"].is_object()) {
-    for (const auto& [name, v] : doc["defines"].items()) {
+  if (doc.contains("defines") && doc.at("defines").is_object()) {
+    for (const auto& [name, v] : doc.at("defines").items()) {
       if (config.defines.contains(name)) {
         continue;  // given in the config: that wins
       }
@@ -530,6 +537,11 @@ static bool read_record_json(const std::string& path, BuildConfig& config,
         if (d.python.empty()) {
           continue;  // a value qdbuild has no use for (an object): kernels cannot read it
         }
+      }
+      std::string why;
+      if (!check_define(name, d.conflict ? "None" : d.python, why)) {
+        errors.push_back({path, 1, 0, "defines: " + why});
+        continue;
       }
       config.defines[name] = std::move(d);
     }

@@ -30,6 +30,11 @@ namespace qd::sema {
 // entry. Returns false when the file cannot be read or is not a record.
 bool read_record(const std::string& path, BuildConfig& config, std::vector<ConfigError>& errors);
 
+// The same on a record's text (`path` names it in messages and provenance); the fuzz target's
+// entry point. Never throws, whatever the bytes.
+bool read_record_text(const std::string& text, const std::string& path, BuildConfig& config,
+                      std::vector<ConfigError>& errors);
+
 // The ConfigValue of one recorded parameter description (exposed for tests). `ok` is false
 // (and `why` says so) when the description is not understood; `omit` when it adds nothing.
 struct RecordedParam {

@@ -140,10 +140,18 @@ def test_defines(qdbuild, tmp):
     check(any(c.endswith("= 5e-07") for c in consts) and
           not any(c.endswith("= 1.2e-07") for c in consts),
           f"the config's define wins over the record's: {consts}")
-    (proj / "pyproject.toml").write_text("[tool.qdbuild.defines]\n\"app.EPS\" = \"1 +\"\n")
+    # Defines that are not one expression, or not a module global's name, never reach the
+    # synthetic module (a value "1; import os" would add a statement to it).
+    (proj / "pyproject.toml").write_text(
+        "[tool.qdbuild.defines]\n\"app.EPS\" = \"1 +\"\n\"app.LEVEL_A\" = \"1; import os\"\n"
+        "\"app.consts.SCALE\" = \"x = 2\"\n\"app.X\\nimport os\" = 3\n\"EPS\" = 1\n")
     rc, out, err = run(qdbuild, "check", "--root", ".", "app", cwd=proj)
-    check(rc != 0 and "a define is not a Python expression" in err,
-          f"a define that does not parse: exit {rc}, stderr {err!r}")
+    for want in ["pyproject.toml:2:13: error: define 'app.EPS': '1 +' is not one Python expression",
+                 "pyproject.toml:3:17: error: define 'app.LEVEL_A': '1; import os' is not one",
+                 "pyproject.toml:4:22: error: define 'app.consts.SCALE': 'x = 2' is not one",
+                 "pyproject.toml:5:22: error: define 'app.X\\nimport os' is not a dotted Python",
+                 "pyproject.toml:6:9: error: define 'EPS' must name a module global"]:
+        check(rc == 1 and want in out, f"bad define: want {want!r}; exit {rc}, stdout {out!r}")
 
     # Recorded runs that disagree: QD116 naming the record, not one of the values.
     conflict = record(tmp / "conflict.json",
@@ -202,6 +210,20 @@ def test_bad_records(qdbuild, tmp):
               hits[0]["message"].startswith(message) and rc == (1 if severity == "error" else 0))
         check(ok, f"bad record {name}: want one {severity} QD112 at {rec} starting {message!r}; "
                   f"got exit {rc}, {[(d['severity'], d['file'], d['message']) for d in hits]} {err}")
+    # Recorded defines whose names or descriptions would not be one Python expression.
+    for name, defines, message in [
+        ("bad_define_name", {"app.X\nimport os": 1},
+         "defines: 'app.X\\nimport os' is not a dotted Python name"),
+        ("bad_define_dtype", {"app.dtype": {"dtype": "f32\nimport os"}},
+         "defines: 'app.dtype': 'quadrants.f32\\nimport os' is not one Python expression"),
+        ("bad_define_enum", {"app.EPS": {"enum": "app.Mode", "member": "A; B", "value": 1}},
+         "defines: 'app.EPS': 'app.Mode.A; B' is not one Python expression"),
+    ]:
+        rec = record(tmp / f"{name}.json", defines={**ALL_DEFINES, **defines})
+        rc, diags, err = diagnostics(qdbuild, "--instances", rec)
+        hits = [d["message"] for d in diags if d["code"] == "QD112" and d["file"] == str(rec)]
+        check(rc == 1 and len(hits) == 1 and hits[0].startswith(message),
+              f"{name}: want one starting {message!r}; exit {rc}, {hits} {err}")
     # Files that are not records at all: the command fails and says which file and why.
     (tmp / "not_json.json").write_text("{\"format\": ")
     (tmp / "not_record.json").write_text("{\"kernels\": {}}")

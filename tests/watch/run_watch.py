@@ -240,6 +240,47 @@ def hot_reload_suite(qd, tmp):
         wt.stop()
 
 
+SCALE = """import quadrants as qd
+
+
+@qd.kernel
+def scale(x: qd.types.ndarray(), k: qd.template()):
+    for i in range(x.shape[0]):
+        x[i] = x[i] * k
+"""
+
+
+def record_doc(ks):
+    return json.dumps({"format": "qdrt-record 1", "kernels": {"tmpl:scale": [
+        {"params": {"x": "ndarray(f32, 1)", "k": {"template": k}}} for k in ks]}})
+
+
+def record_suite(qd, tmp):
+    """A recorded run given with --instances is an input: saving a new record rebuilds, and
+    the new instance is compiled (the template kernel has no instance without it)."""
+    w = tmp / "rec"
+    (w / "src").mkdir(parents=True)
+    save(w / "src" / "tmpl.py", SCALE)
+    save(w / "run.json", record_doc([2]))
+    wt = Watcher(qd, w, "src", "--root", "src", "--store", "st", "--instances", "run.json")
+    try:
+        ev = wt.next()
+        if not check("record: initial build compiles the recorded instance",
+                     ev and ev["ok"] and ev["lowered"] == ["tmpl:scale"], ev):
+            return
+        editor_save(w / "run.json", record_doc([2, 3]))
+        ev = wt.next()
+        check("record: a new record rebuilds the kernel",
+              ev and ev["ok"] and ev["lowered"] == ["tmpl:scale"] and
+              ev["tasks"]["compiled"] == 1, ev)
+        save(w / "run.json", "{\"format\": ")
+        ev = wt.next()
+        check("record: a broken record is an error event", ev and not ev["ok"], ev)
+    finally:
+        rc = wt.stop()
+    check("record: exit 0 on SIGTERM", rc == 0, rc)
+
+
 def two_watchers_suite(qd, tmp):
     """Two watchers on one tree and one store: both rebuild each edit; the index stays
     consistent (store verify clean) and holds the newest code."""
@@ -287,6 +328,7 @@ def main():
         watch_suite(qd, tmp)
         limit_suite(qd, tmp)
         hot_reload_suite(qd, tmp)
+        record_suite(qd, tmp)
         two_watchers_suite(qd, tmp)
     finally:
         if not failures:
