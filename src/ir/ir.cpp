@@ -190,6 +190,25 @@ Stmt* Kernel::stmt(StmtKind kind, int32_t line) {
   return &s;
 }
 
+void Kernel::renumber_params(const std::vector<int32_t>& new_of_old) {
+  std::vector<Param> reordered(params.size());
+  for (size_t k = 0; k < params.size(); ++k) {
+    reordered[new_of_old[k]] = std::move(params[k]);
+  }
+  params = std::move(reordered);
+  for (Expr& e : m_exprs) {
+    if ((e.kind == ExprKind::arg || e.kind == ExprKind::shape || e.kind == ExprKind::load) &&
+        e.index >= 0) {
+      e.index = new_of_old[e.index];
+    }
+  }
+  for (Stmt& s : m_stmts) {
+    if (s.array >= 0) {
+      s.array = new_of_old[s.array];
+    }
+  }
+}
+
 int32_t Kernel::new_var(std::string name, DType t) {
   vars.push_back(Var{std::move(name), t});
   return static_cast<int32_t>(vars.size()) - 1;

@@ -173,6 +173,10 @@ struct Param {
   std::vector<int32_t> element_shape;  // [n] vector, [n, m] matrix elements
   int32_t slot = -1;                   // index into the launch's args (non-template params)
   std::string text;                    // canonical type text
+  // ndarray with a permuted layout (Quadrants' layout=...): the canonical axis held by each
+  // physical axis, outermost first. The launch passes the physical buffer; indices and shapes
+  // in the kernel are canonical (lowering permutes them). Empty: the identity.
+  std::vector<int32_t> layout;
   int32_t element_count() const;
 };
 
@@ -212,6 +216,9 @@ struct Kernel {
   const Expr* select(const Expr* c, const Expr* a, const Expr* b);
   Stmt* stmt(StmtKind kind, int32_t line);
   int32_t new_var(std::string name, DType t);
+  // Reorders `params`: the parameter that was `old` becomes `new_of_old[old]` (a permutation),
+  // in every expression and statement that names one.
+  void renumber_params(const std::vector<int32_t>& new_of_old);
 
 private:
   std::deque<Expr> m_exprs;

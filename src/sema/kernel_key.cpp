@@ -281,6 +281,26 @@ void dataclass_layout(const Program& p, ClassId cls, const ConfigValue* values,
   out.text += "}";
 }
 
+// Whether a dataclass has a member whose type comes only from an instance (a qd.Tensor, an
+// ndarray without dtype or ndim), nested dataclasses included.
+bool has_partial_member(const Program& p, ClassId cls, int depth) {
+  if (depth > 8) {
+    return false;
+  }
+  std::vector<ClassId> classes = p.classes[cls].base_ids;
+  classes.push_back(cls);
+  for (ClassId c : classes) {
+    for (const FieldInfo& f : p.classes[c].fields) {
+      ParamType t = classify_annotation(p, p.classes[c].module, f.annotation);
+      if ((t.kind == PK::dataclass && has_partial_member(p, t.cls, depth + 1)) ||
+          (t.kind != PK::dataclass && t.partial())) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 std::string instance_text(const Signature& sig, const Instance* inst,
                           std::vector<std::string>& unbound) {
   std::string out;
@@ -363,6 +383,10 @@ InstanceKey compute_key(const KeyInputs& in) {
     if (in.instance != nullptr) {
       auto it = in.instance->find(prm.name);
       values = it == in.instance->end() ? nullptr : &it->second;
+    }
+    if (values == nullptr && prm.type.kind == PK::dataclass &&
+        has_partial_member(p, prm.type.cls, 0)) {
+      k.unbound.push_back(prm.name);  // its qd.Tensor members' dtypes come from an instance
     }
     CompoundLayout layout = compound_layout(p, prm, values);
     k.unbound.insert(k.unbound.end(), layout.unbound.begin(), layout.unbound.end());

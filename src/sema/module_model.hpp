@@ -101,6 +101,7 @@ struct ClassInfo {
   // enum (directly or through a base), and data_oriented inherited from a base.
   std::vector<ClassId> base_ids;
   bool is_enum = false;
+  bool int_enum = false;  // an enum whose members are ints (enum.IntEnum / IntFlag, or int)
 };
 
 // One module-level binding event: `name` bound by an import, def, class or assignment.

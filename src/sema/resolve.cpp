@@ -678,11 +678,15 @@ void resolve_bases(Program& p, ClassId id, std::vector<uint8_t>& state) {
       if (p.classes[e.cls].is_enum) {
         c.is_enum = true;
       }
+      c.int_enum = c.int_enum || p.classes[e.cls].int_enum;
     } else if (e.kind == EK::external) {
       std::string_view path = e.path;
       if (path.starts_with("enum.")) {
         c.is_enum = true;
       }
+      c.int_enum = c.int_enum || path == "enum.IntEnum" || path == "enum.IntFlag";
+    } else if (e.kind == EK::builtin && e.path == "int") {
+      c.int_enum = true;  // class E(int, Enum): its members are ints (is_enum says whether enum)
     }
   }
   state[id] = 2;

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "ir/lower/lowerer.hpp"
+#include "sema/resolve.hpp"
 
 namespace qd::ir::lower {
 
@@ -83,6 +84,10 @@ Val Lowerer::eval_call(const ast::Call* c) {
       return construct_scalar(args[0], callee.dtype, c->pos);
     case Val::Kind::tensor_type: return construct_tensor_type(callee, args, c->pos);
     case Val::Kind::method: return call_method(callee, c, args);
+    case Val::Kind::class_:
+      unsupported(c->pos, "creating an instance of the class '" +
+                              sema::class_path(*m_in.program, callee.cls) +
+                              "' in a kernel (kernels take dataclasses as parameters)");
     default: unsupported(c->pos, "calling " + callee.describe());
   }
 }
@@ -498,6 +503,10 @@ void Lowerer::reject_out_of_reach(const std::string& path, const ast::Pos& pos) 
 
 Val Lowerer::call_api(const std::string& path, const ast::Call* c, std::vector<Val>& args) {
   const ast::Pos& pos = c->pos;
+  if (path == "lang.impl.get_runtime" && args.empty()) {
+    // qd.lang.impl.get_runtime(): its default_fp / default_ip are the build's (api_constant).
+    return Val::of_api("lang.impl.get_runtime()");
+  }
   reject_out_of_reach(path, pos);
   if (path == "static") {
     if (args.size() != 1) {
@@ -767,7 +776,7 @@ Val Lowerer::call_builtin(const std::string& name, const ast::Call* c, std::vect
       case Val::Kind::tensor: return Val::of_int(v.rows);
       case Val::Kind::tuple: return Val::of_int(static_cast<int64_t>(v.items.size()));
       case Val::Kind::shape: return Val::of_int(m_kernel->params[v.param].ndim);
-      case Val::Kind::array: return Val::of_scalar(m_kernel->shape(v.param, 0));
+      case Val::Kind::array: return Val::of_scalar(canonical_shape(*m_kernel, v.param, 0));
       case Val::Kind::py:
         if (v.py.kind == sema::Value::Kind::tuple) {
           return Val::of_int(static_cast<int64_t>(v.py.items.size()));
@@ -776,6 +785,9 @@ Val Lowerer::call_builtin(const std::string& name, const ast::Call* c, std::vect
       default: break;
     }
     type_error(pos, "len() of " + v.describe());
+  }
+  if (name.starts_with("numpy.")) {
+    return call_numpy(name.substr(6), c, args);
   }
   if (name == "int" || name == "float" || name == "bool") {
     if (args.size() != 1) {
@@ -1018,6 +1030,28 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
   f.module = d.module;
   f.def = def;
   f.returns = d.returns;
+  if (d.role == sema::DefRole::plain) {
+    // A plain Python function runs as Python at trace time: its parameters are the arguments
+    // themselves (values, arrays, expressions), never copies.
+    f.python = true;
+    f.scopes.emplace_back();
+    for (size_t k = 0; k < params.size(); ++k) {
+      auto b = std::make_shared<Binding>();
+      b->kind = Binding::Kind::value;
+      b->value = *bound[k];
+      f.scopes.back()[std::string(params[k]->arg)] = b;
+    }
+    m_frames.push_back(std::move(f));
+    ++m_inline_depth;
+    push_scope();
+    lower_stmts(*d.body);
+    pop_scope();
+    Frame done = std::move(m_frames.back());
+    m_frames.pop_back();
+    --m_inline_depth;
+    m_jump = Jump::none;
+    return done.ret.value_or(Val::of_py(sema::Value::none()));
+  }
   f.scopes.emplace_back();
   std::vector<std::pair<std::string, BindingRef>> bindings;
   for (size_t k = 0; k < params.size(); ++k) {
@@ -1034,8 +1068,24 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
         (ann.path == "template" || ann.path == "Template" || ann.path == "types.template");
     bool is_array_ann =
         annotated && ann.kind == Val::Kind::api &&
-        (ann.path.starts_with("types.ndarray") || ann.path.starts_with("types.NDArray"));
-    if (by_ref || is_array_ann || v.kind == Val::Kind::array) {
+        (ann.path.starts_with("types.ndarray") || ann.path.starts_with("types.NDArray") ||
+         ann.path == "Tensor" || ann.path.starts_with("Tensor["));
+    if (annotated && ann.kind == Val::Kind::class_ && !p.classes[ann.cls].is_enum) {
+      // A dataclass parameter: the argument's members, passed as they are.
+      if (v.kind != Val::Kind::object) {
+        type_error(arg_ast[k] != nullptr ? arg_ast[k]->pos : c->pos,
+                   "parameter '" + name + "' is a " + sema::class_path(p, ann.cls) + ", got " +
+                       v.describe());
+      }
+      auto b = std::make_shared<Binding>();
+      b->kind = Binding::Kind::value;
+      b->value = v;
+      b->fixed = true;
+      b->what = "dataclass parameter";
+      bindings.emplace_back(name, b);
+      continue;
+    }
+    if (by_ref || is_array_ann || v.kind == Val::Kind::array || v.kind == Val::Kind::object) {
       if (is_array_ann && v.kind != Val::Kind::array) {
         type_error(arg_ast[k] != nullptr ? arg_ast[k]->pos : c->pos,
                    "parameter '" + name + "' is an ndarray, got " + v.describe());
@@ -1125,6 +1175,50 @@ Val Lowerer::call_method(const Val& method, const ast::Call* c, std::vector<Val>
     return tensor_method(receiver, method.path, args, c, c->pos);
   }
   unsupported(c->pos, "the method " + method.path + "() of " + receiver.describe());
+}
+
+Val Lowerer::call_numpy(const std::string& name, const ast::Call* c, std::vector<Val>& args) {
+  // numpy at trace time (Quadrants runs it as Python): scalar constructors and nextafter of
+  // compile-time values. A numpy float32 keeps its precision in `path` ("f32") until float().
+  const ast::Pos& pos = c->pos;
+  auto number = [&](const Val& v) -> double {
+    if (!v.is_py_number()) {
+      fail(pos, "QD206",
+           "numpy." + name + "() in a kernel takes compile-time numbers, got " + v.describe() +
+               " (numpy runs at compile time only)");
+    }
+    return v.py.kind == sema::Value::Kind::floating  ? v.py.f
+           : v.py.kind == sema::Value::Kind::integer ? static_cast<double>(v.py.iv)
+                                                     : (v.py.b ? 1.0 : 0.0);
+  };
+  auto f32 = [](double x) {
+    Val v = Val::of_py(sema::Value::floating(static_cast<double>(static_cast<float>(x))));
+    v.path = "f32";
+    return v;
+  };
+  if ((name == "float32" || name == "float64") && args.size() == 1) {
+    double x = number(args[0]);
+    return name == "float32" ? f32(x) : Val::of_py(sema::Value::floating(x));
+  }
+  if ((name == "int32" || name == "int64") && args.size() == 1 && args[0].is_py_number()) {
+    double x = number(args[0]);
+    int64_t i = static_cast<int64_t>(std::trunc(x));
+    if (name == "int32") {
+      i = static_cast<int32_t>(static_cast<uint32_t>(i));
+    }
+    return Val::of_int(i);
+  }
+  if (name == "nextafter" && args.size() == 2) {
+    double a = number(args[0]);
+    double b = number(args[1]);
+    if (args[0].path == "f32" || args[1].path == "f32") {
+      return f32(std::nextafterf(static_cast<float>(a), static_cast<float>(b)));
+    }
+    return Val::of_py(sema::Value::floating(std::nextafter(a, b)));
+  }
+  unsupported(pos, "numpy." + name +
+                       "(...) in a kernel (qdbuild evaluates numpy.float32, float64, "
+                       "int32, int64 and nextafter of compile-time numbers)");
 }
 
 }  // namespace qd::ir::lower

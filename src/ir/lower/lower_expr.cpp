@@ -205,7 +205,7 @@ Val Lowerer::eval_subscript(const ast::Subscript* s) {
              "index " + std::to_string(k) + " is out of range (size " + std::to_string(n) + ")");
       }
       if (base.kind == Val::Kind::shape) {
-        return Val::of_scalar(m_kernel->shape(base.param, static_cast<int32_t>(k)));
+        return Val::of_scalar(canonical_shape(*m_kernel, base.param, static_cast<int32_t>(k)));
       }
       return base.items[k];
     }
@@ -293,6 +293,15 @@ const Expr* Lowerer::array_index(int32_t param, const std::vector<Val>& indices,
                         (p.ndim == 0               ? " (index a 0-d ndarray with x[None])"
                          : p.element_shape.empty() ? ""
                                                    : " (index its elements with a second [])"));
+  }
+  if (!p.layout.empty()) {
+    // A permuted layout: canonical indices (i_0 .. i_n-1) address the physical element
+    // (i_layout[0] .. i_layout[n-1]) of the buffer, which has the permuted shape.
+    std::vector<const Expr*> physical(idx.size());
+    for (size_t k = 0; k < idx.size(); ++k) {
+      physical[k] = idx[p.layout[k]];
+    }
+    idx = std::move(physical);
   }
   const Expr* flat = nullptr;
   for (size_t k = 0; k < idx.size(); ++k) {
@@ -495,6 +504,25 @@ Val Lowerer::binary(ast::Operator op, const Val& a, const Val& b, const ast::Pos
     out.items.insert(out.items.end(), b.items.begin(), b.items.end());
     return out;
   }
+  if (op == ast::Operator::Mult && (a.kind == Val::Kind::tuple || b.kind == Val::Kind::tuple) &&
+      (a.is_py_number() || b.is_py_number())) {
+    // Python's sequence repetition: [x] * n, n * (a, b).
+    const Val& seq = a.kind == Val::Kind::tuple ? a : b;
+    const Val& count = a.kind == Val::Kind::tuple ? b : a;
+    if (count.py.kind != sema::Value::Kind::integer) {
+      type_error(pos, "a sequence can only be repeated by an int");
+    }
+    int64_t n = count.py.iv;
+    if (n * static_cast<int64_t>(seq.items.size()) > 65536) {
+      fail(pos, "QD206", "the repeated sequence would have more than 65536 items");
+    }
+    Val out = seq;
+    out.items.clear();
+    for (int64_t k = 0; k < n; ++k) {
+      out.items.insert(out.items.end(), seq.items.begin(), seq.items.end());
+    }
+    return out;
+  }
   if (op == ast::Operator::MatMult) {
     return matmul(as_tensor(a, pos), as_tensor(b, pos), pos);
   }
@@ -618,7 +646,14 @@ Val Lowerer::eval_compare(const ast::Compare* c) {
         }
         result = v.b;
       } else if (op == ast::CmpOperator::Eq || op == ast::CmpOperator::NotEq) {
-        bool same = a.kind == b.kind && a.kind == Val::Kind::func && a.def == b.def;
+        // Compile-time objects compare by identity: functions, types, classes, modules.
+        bool same = a.kind == b.kind && ((a.kind == Val::Kind::func && a.def == b.def) ||
+                                         (a.kind == Val::Kind::dtype && a.dtype == b.dtype) ||
+                                         (a.kind == Val::Kind::tensor_type && a.rows == b.rows &&
+                                          a.cols == b.cols && a.dtype == b.dtype) ||
+                                         (a.kind == Val::Kind::class_ && a.cls == b.cls) ||
+                                         (a.kind == Val::Kind::module && a.module == b.module) ||
+                                         (a.kind == Val::Kind::object && a.obj == b.obj));
         result = (op == ast::CmpOperator::Eq) == same;
       } else {
         fail(c->pos, "QD206", "cannot compare " + a.describe() + " and " + b.describe());
@@ -750,7 +785,10 @@ Val Lowerer::eval_ifexp(const ast::IfExp* e) {
   Val b = eval(e->orelse);
   pop_scope();
   m_block = saved;
-  if (a.kind == Val::Kind::tensor || b.kind == Val::Kind::tensor) {
+  // Tuples of scalars on both sides select element-wise, as vectors (Quadrants' ifte on
+  // sequences: `x[(i, j) if c else (j, i)]`).
+  if (a.kind == Val::Kind::tensor || b.kind == Val::Kind::tensor ||
+      (a.kind == Val::Kind::tuple && b.kind == Val::Kind::tuple)) {
     Val ta = as_tensor(a, e->pos);
     Val tb = as_tensor(b, e->pos);
     if (ta.rows != tb.rows || ta.cols != tb.cols) {

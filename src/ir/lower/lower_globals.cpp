@@ -10,7 +10,26 @@ namespace qd::ir::lower {
 
 std::string Lowerer::api_path(std::string_view path) {
   size_t dot = path.find('.');
-  return dot == std::string_view::npos ? std::string() : std::string(path.substr(dot + 1));
+  std::string p = dot == std::string_view::npos ? std::string() : std::string(path.substr(dot + 1));
+  // Quadrants' own modules import the public names from where they are defined
+  // (quadrants/_kernels.py: `from quadrants.lang.impl import grouped, static`): the same objects.
+  static const std::pair<std::string_view, std::string_view> k_internal[] = {
+      {"lang.impl.", ""},
+      {"lang.misc.", ""},
+      {"lang._ndrange.", ""},
+      {"lang.kernel_impl.", ""},
+      {"lang.ops.", ""},
+      {"types.annotations.", ""},
+      {"types.primitive_types.", ""},
+      {"types.ndarray_type.", "types."},
+  };
+  for (auto [prefix, public_prefix] : k_internal) {
+    if (p.starts_with(prefix) && p != "lang.impl.get_runtime" &&
+        p.find('.', prefix.size()) == std::string::npos) {
+      return std::string(public_prefix) + p.substr(prefix.size());
+    }
+  }
+  return p;
 }
 
 std::optional<DType> Lowerer::dtype_of_api(const std::string& path) const {
@@ -42,6 +61,9 @@ Val Lowerer::api_constant(const std::string& path, const ast::Pos& pos, bool* ok
   if (p == "e") {
     return Val::of_py(sema::Value::floating(M_E));
   }
+  if (p == "tau") {
+    return Val::of_py(sema::Value::floating(2.0 * M_PI));
+  }
   if (p == "inf") {
     return Val::of_py(sema::Value::floating(std::numeric_limits<double>::infinity()));
   }
@@ -50,6 +72,12 @@ Val Lowerer::api_constant(const std::string& path, const ast::Pos& pos, bool* ok
   }
   if (auto t = dtype_of_api(path)) {
     return Val::of_dtype(*t);
+  }
+  if (path == "lang.impl.get_runtime().default_fp") {
+    return Val::of_dtype(m_default_fp);
+  }
+  if (path == "lang.impl.get_runtime().default_ip") {
+    return Val::of_dtype(m_default_ip);
   }
   if (path == "f16" || path == "float16" || path == "types.f16") {
     unsupported(pos, "f16");
@@ -99,7 +127,8 @@ Val Lowerer::global(int32_t module, std::string_view name, const ast::Pos& pos) 
   return from_entity(e, pos, name);
 }
 
-Val Lowerer::from_entity(const sema::Entity& e, const ast::Pos& pos, std::string_view what) {
+Val Lowerer::from_entity(const sema::Entity& e, const ast::Pos& pos, std::string_view what,
+                         int32_t via_module) {
   using EK = sema::Entity::Kind;
   // The expression a module-level binding was made from (to evaluate what sema's constant
   // evaluator leaves open: `vec3 = qd.types.vector(3, qd.f32)`).
@@ -110,6 +139,10 @@ Val Lowerer::from_entity(const sema::Entity& e, const ast::Pos& pos, std::string
       std::string name = e.path.substr(e.path.rfind('.') + 1);
       bp = sema::final_binding(*m_in.program, e.module,
                                name.ends_with("()") ? std::string(what) : name, where);
+    }
+    if (bp == nullptr && via_module >= 0) {
+      // `pkg.NAME` read through the module that binds NAME (a define, an import chain).
+      bp = sema::final_binding(*m_in.program, via_module, what, where);
     }
     if (bp == nullptr) {
       bp = sema::final_binding(*m_in.program, frame().module, what, where);
@@ -154,6 +187,16 @@ Val Lowerer::from_entity(const sema::Entity& e, const ast::Pos& pos, std::string
         }
         return Val::of_api(e.path);
       }
+      if (e.path == "numpy" || e.path.starts_with("numpy.")) {
+        // numpy at trace time: constants, scalar constructors, nextafter (call_numpy).
+        if (e.path == "numpy.pi" || e.path == "numpy.e") {
+          return Val::of_py(sema::Value::floating(e.path == "numpy.pi" ? M_PI : M_E));
+        }
+        Val v;
+        v.kind = Val::Kind::builtin;
+        v.path = e.path;
+        return v;
+      }
       unsupported(pos, "'" + e.path + "' (from a module outside the source tree)");
     }
     case EK::quadrants: {
@@ -182,13 +225,16 @@ Val Lowerer::from_entity(const sema::Entity& e, const ast::Pos& pos, std::string
       v.def = e.def;
       return v;
     }
-    case EK::class_:
-      unsupported(pos, "the class '" + std::string(what) +
-                           "' in a kernel (a class, or a dataclass used as a value; kernels take "
-                           "scalars, ndarrays and qd.template() values)");
+    case EK::class_: {
+      // An enum's members, a dataclass as an annotation, class constants: used where they are.
+      Val v;
+      v.kind = Val::Kind::class_;
+      v.cls = e.cls;
+      return v;
+    }
     case EK::value: {
       if (e.value.known()) {
-        return Val::of_py(e.value);
+        return py_value(e.value);
       }
       Val v = binding_expr();
       if (v.kind == Val::Kind::py && !v.py.known()) {
@@ -222,12 +268,27 @@ Val Lowerer::from_entity(const sema::Entity& e, const ast::Pos& pos, std::string
 
 Val Lowerer::member(const Val& base, std::string_view attr, const ast::Pos& pos) {
   switch (base.kind) {
+    case Val::Kind::object: return object_member(base, attr, pos);
+    case Val::Kind::class_: return class_attribute(base.cls, attr, pos);
+    case Val::Kind::builtin:
+      if (base.path == "numpy") {
+        if (attr == "pi" || attr == "e" || attr == "inf") {
+          return Val::of_py(sema::Value::floating(attr == "pi" ? M_PI
+                                                  : attr == "e"
+                                                      ? M_E
+                                                      : std::numeric_limits<double>::infinity()));
+        }
+        Val v = base;
+        v.path = "numpy." + std::string(attr);
+        return v;
+      }
+      break;
     case Val::Kind::module: {
       sema::Entity m;
       m.kind = sema::Entity::Kind::module;
       m.module = base.module;
       m.path = m_in.program->modules[base.module].name;
-      return from_entity(sema::member_of(*m_in.program, m, attr), pos, attr);
+      return from_entity(sema::member_of(*m_in.program, m, attr), pos, attr, base.module);
     }
     case Val::Kind::api: {
       std::string path =

@@ -1,4 +1,5 @@
 // Lowering entry: parameters (kernel-language.md §2), instance values, the kernel body.
+#include <algorithm>
 #include <charconv>
 
 #include "ir/lower/lowerer.hpp"
@@ -127,7 +128,29 @@ Stmt* Lowerer::emit(StmtKind kind, const ast::Pos& pos) {
   return s;
 }
 
-Val Lowerer::template_value(const sema::Param& p, const ast::Pos& pos) {
+bool Lowerer::parse_dtype_text(std::string_view text, DType& dt,
+                               std::vector<int32_t>& shape) const {
+  return lower::parse_dtype_text(text, m_default_ip, m_default_fp, dt, shape);
+}
+
+Val Lowerer::eval_type_text(const std::string& text, const ast::Pos& pos) {
+  DType dt = DType::i32;
+  std::vector<int32_t> shape;
+  if (!parse_dtype_text(text, dt, shape)) {
+    unsupported(pos, "the type '" + text + "'");
+  }
+  if (shape.empty()) {
+    return Val::of_dtype(dt);
+  }
+  Val t;
+  t.kind = Val::Kind::tensor_type;
+  t.rows = shape[0];
+  t.cols = shape.size() > 1 ? shape[1] : 0;
+  t.dtype = dt;
+  return t;
+}
+
+Val Lowerer::template_value(const sema::Param& p, int32_t index, const ast::Pos& pos) {
   const sema::ConfigValue* v = nullptr;
   if (m_in.instance != nullptr) {
     auto it = m_in.instance->find(p.name);
@@ -135,10 +158,55 @@ Val Lowerer::template_value(const sema::Param& p, const ast::Pos& pos) {
       v = &it->second;
     }
   }
-  if (v == nullptr || v->is_table) {
+  if (v == nullptr) {
     fail(pos, "QD207",
          "template parameter '" + p.name + "' has no value: give one per instance in " +
              "[tool.qdbuild.instances.\"" + m_in.kernel_id + "\"]");
+  }
+  if (v->is_table) {
+    auto item = [&](const char* key) -> const sema::Value* {
+      auto it = v->table.find(key);
+      return it == v->table.end() ? nullptr : &it->second.scalar;
+    };
+    if (const sema::Value* type = item("__type__")) {
+      return eval_type_text(type->s, pos);  // a dtype or vector type given as the value
+    }
+    if (const sema::Value* bad = item("__unsupported__")) {
+      fail(pos, "QD207",
+           "template parameter '" + p.name + "': the recorded value cannot be " +
+               "used: " + bad->s);
+    }
+    if (const sema::Value* m = item("__module__")) {
+      int32_t mod = m_in.program->find_module(m->s);
+      if (mod == sema::k_none) {
+        fail(pos, "QD207",
+             "template parameter '" + p.name + "' holds the module '" + m->s +
+                 "', which is not in the files checked");
+      }
+      Val mv;
+      mv.kind = Val::Kind::module;
+      mv.module = mod;
+      return mv;
+    }
+    if (const sema::Value* c = item("__classref__")) {
+      sema::ClassId cls = find_class(c->s);
+      if (cls == sema::k_none) {
+        fail(pos, "QD207",
+             "template parameter '" + p.name + "' holds the class '" + c->s +
+                 "', which is not in the files checked");
+      }
+      Val cv;
+      cv.kind = Val::Kind::class_;
+      cv.cls = cls;
+      return cv;
+    }
+    // An object (a config object, a data_oriented instance): its members are compile-time
+    // values; its ndarray members are arguments after the kernel's own.
+    const sema::Value* named = item("__class__");
+    sema::ClassId cls = named != nullptr ? find_class(named->s) : sema::k_none;
+    bool dataclass = cls != sema::k_none && m_in.program->classes[cls].dataclass;
+    return make_object(dataclass, cls, named != nullptr ? named->s : "?", p.name, v,
+                       {k_object_members, index});
   }
   const sema::Value& s = v->scalar;
   if (s.kind == sema::Value::Kind::string) {
@@ -153,87 +221,158 @@ Val Lowerer::template_value(const sema::Param& p, const ast::Pos& pos) {
       }
     }
   }
-  return Val::of_py(s);
+  return py_value(s);
+}
+
+Param Lowerer::ndarray_param(const std::string& name, const sema::ParamType& t,
+                             const sema::ConfigValue* v, const ast::Pos& pos) {
+  Param p;
+  p.name = name;
+  std::string dts = t.dtype;
+  int32_t ndim = t.ndim;
+  std::string layout;
+  bool needs_grad = t.options.find("needs_grad=True") != std::string::npos;
+  if (v != nullptr && v->is_table) {
+    auto dt = v->table.find("dtype");
+    if (dts.empty() && dt != v->table.end() &&
+        dt->second.scalar.kind == sema::Value::Kind::string) {
+      dts = dt->second.scalar.s;
+    }
+    auto nd = v->table.find("ndim");
+    if (ndim < 0 && nd != v->table.end() && nd->second.scalar.kind == sema::Value::Kind::integer) {
+      ndim = nd->second.scalar.iv >= 0 && nd->second.scalar.iv <= 64
+                 ? static_cast<int32_t>(nd->second.scalar.iv)
+                 : 65;  // out of range: refused below
+    }
+    auto lo = v->table.find("layout");
+    if (lo != v->table.end() && lo->second.scalar.kind == sema::Value::Kind::string) {
+      layout = lo->second.scalar.s;
+    }
+    // A recorded member with a gradient: the kernel reads and writes the primal only (the
+    // gradient's own reads are refused where they are written: x.grad).
+    (void)needs_grad;
+  }
+  if (dts.empty() || ndim < 0) {
+    fail(pos, "QD207",
+         "ndarray parameter '" + name + "' needs its dtype and ndim from an instance (a recorded " +
+             "run gives them: python -m qdrt.record -o FILE -- app.py, then --instances FILE)");
+  }
+  if (t.options.find("clamp") != std::string::npos) {
+    unsupported(pos, "boundary='clamp'");
+  }
+  if (needs_grad) {
+    unsupported(pos, "needs_grad=True (autodiff)");
+  }
+  if (!parse_dtype_text(dts, p.dtype, p.element_shape)) {
+    unsupported(pos, "the ndarray dtype '" + dts + "'");
+  }
+  if (ndim < 0 || ndim > static_cast<int32_t>(QDRT_MAX_NDIM)) {  // 0: x[None]
+    unsupported(pos, "an ndarray with ndim " + std::to_string(ndim));
+  }
+  p.kind = Param::Kind::ndarray;
+  p.ndim = ndim;
+  p.text = "ndarray(" + dts + ", " + std::to_string(ndim);
+  if (!layout.empty()) {
+    // "(1, 0)": the canonical axis at each physical axis; the identity is no layout.
+    std::vector<int32_t> axes;
+    std::string_view rest = layout;
+    while (!rest.empty()) {
+      size_t b = rest.find_first_of("0123456789");
+      if (b == std::string_view::npos) {
+        break;
+      }
+      rest.remove_prefix(b);
+      int32_t a = 0;
+      auto r = std::from_chars(rest.data(), rest.data() + rest.size(), a);
+      rest.remove_prefix(static_cast<size_t>(r.ptr - rest.data()));
+      axes.push_back(a);
+    }
+    std::vector<int32_t> sorted = axes;
+    std::sort(sorted.begin(), sorted.end());
+    bool perm = static_cast<int32_t>(axes.size()) == ndim;
+    for (int32_t k = 0; perm && k < ndim; ++k) {
+      perm = sorted[k] == k;
+    }
+    if (!perm) {
+      fail(pos, "QD207",
+           "ndarray parameter '" + name + "': the layout " + layout +
+               " is not a permutation of its " + std::to_string(ndim) + " axes");
+    }
+    bool identity = true;
+    for (int32_t k = 0; k < ndim; ++k) {
+      identity = identity && axes[k] == k;
+    }
+    if (!identity) {
+      p.layout = axes;
+      p.text += ", layout=" + layout;
+    }
+  }
+  p.text += ")";
+  return p;
 }
 
 void Lowerer::declare_params() {
   const sema::Signature& sig = *m_in.signature;
   const sema::DefInfo& d = m_in.program->defs[m_in.kernel];
-  int32_t slot = 0;
   for (size_t k = 0; k < sig.params.size(); ++k) {
     const sema::Param& sp = sig.params[k];
     ast::Pos pos{sp.span.line, sp.span.col, sp.span.end_line, sp.span.end_col};
-    Param p;
-    p.name = sp.name;
-    p.text = sp.type.text;
+    int32_t index = static_cast<int32_t>(k);
     auto b = std::make_shared<Binding>();
     b->immutable = true;
     b->what = "kernel argument";
+    b->kind = Binding::Kind::value;
+    const sema::ConfigValue* v = nullptr;
+    if (m_in.instance != nullptr) {
+      auto it = m_in.instance->find(sp.name);
+      v = it == m_in.instance->end() ? nullptr : &it->second;
+    }
     switch (sp.type.kind) {
       case PK::primitive: {
+        Param p;
+        p.name = sp.name;
+        p.text = sp.type.text;
         std::vector<int32_t> shape;
-        if (!parse_dtype_text(sp.type.dtype, m_default_ip, m_default_fp, p.dtype, shape)) {
+        if (!parse_dtype_text(sp.type.dtype, p.dtype, shape)) {
           unsupported(pos, "the parameter type '" + sp.type.text + "'");
         }
         p.kind = Param::Kind::scalar;
-        p.slot = slot++;
-        m_kernel->params.push_back(p);
-        b->kind = Binding::Kind::value;
-        b->value = Val::of_scalar(m_kernel->arg(static_cast<int32_t>(k)));
+        int32_t at = add_param(std::move(p), {index});
+        b->value = Val::of_scalar(m_kernel->arg(at));
         break;
       }
-      case PK::ndarray: {
-        std::string dts = sp.type.dtype;
-        int32_t ndim = sp.type.ndim;
-        const sema::ConfigValue* v = nullptr;
-        if (m_in.instance != nullptr) {
-          auto it = m_in.instance->find(sp.name);
-          v = it == m_in.instance->end() ? nullptr : &it->second;
+      case PK::ndarray:
+      case PK::tensor:
+      case PK::torch_tensor:
+      case PK::numpy_array: {
+        if (v != nullptr && v->is_table && v->table.contains("__class__")) {
+          unsupported(pos, "a qd.Tensor parameter holding a field");
         }
-        if (v != nullptr && v->is_table) {
-          auto dt = v->table.find("dtype");
-          if (dts.empty() && dt != v->table.end() &&
-              dt->second.scalar.kind == sema::Value::Kind::string) {
-            dts = dt->second.scalar.s;
-          }
-          auto nd = v->table.find("ndim");
-          if (ndim < 0 && nd != v->table.end() &&
-              nd->second.scalar.kind == sema::Value::Kind::integer) {
-            ndim = nd->second.scalar.iv >= 0 && nd->second.scalar.iv <= 64
-                       ? static_cast<int32_t>(nd->second.scalar.iv)
-                       : 65;  // out of range: refused below
-          }
+        Param p = ndarray_param(sp.name, sp.type, v, pos);
+        if (p.layout.empty()) {
+          p.text = sp.type.text;
         }
-        if (dts.empty() || ndim < 0) {
-          fail(pos, "QD207",
-               "ndarray parameter '" + sp.name + "' needs its dtype and ndim from an instance");
-        }
-        if (sp.type.options.find("clamp") != std::string::npos) {
-          unsupported(pos, "boundary='clamp'");
-        }
-        if (sp.type.options.find("needs_grad=True") != std::string::npos) {
-          unsupported(pos, "needs_grad=True (autodiff)");
-        }
-        if (!parse_dtype_text(dts, m_default_ip, m_default_fp, p.dtype, p.element_shape)) {
-          unsupported(pos, "the ndarray dtype '" + dts + "'");
-        }
-        if (ndim < 0 || ndim > static_cast<int32_t>(QDRT_MAX_NDIM)) {  // 0: x[None]
-          unsupported(pos, "an ndarray with ndim " + std::to_string(ndim));
-        }
-        p.kind = Param::Kind::ndarray;
-        p.ndim = ndim;
-        p.slot = slot++;
-        m_kernel->params.push_back(p);
-        b->kind = Binding::Kind::value;
+        int32_t at = add_param(std::move(p), {index});
         b->value.kind = Val::Kind::array;
-        b->value.param = static_cast<int32_t>(k);
+        b->value.param = at;
+        break;
+      }
+      case PK::dataclass: {
+        if (v != nullptr && !v->is_table) {
+          fail(pos, "QD207",
+               "dataclass parameter '" + sp.name + "': the instance gives " + v->text() +
+                   ", not the dataclass's members");
+        }
+        b->value = make_object(true, sp.type.cls, "", sp.name, v, {index});
         break;
       }
       case PK::template_: {
+        Param p;
+        p.name = sp.name;
+        p.text = sp.type.text;
         p.kind = Param::Kind::template_;
-        m_kernel->params.push_back(p);
-        b->kind = Binding::Kind::value;
-        b->value = template_value(sp, pos);
+        add_param(std::move(p), {index});
+        b->value = template_value(sp, index, pos);
         break;
       }
       default: unsupported(pos, "a kernel parameter of type '" + sp.type.text + "'");
@@ -267,6 +406,7 @@ LowerResult Lowerer::run() {
     declare_params();
     frame().returns = d.returns;
     lower_body(*d.body);
+    finish_params();
   } catch (const LowerError& e) {
     sema::SemaDiagnostic sd;
     sd.d.severity = syntax::Severity::Error;

@@ -21,8 +21,12 @@ Val shape_ndrange(Kernel& kernel, int32_t param) {
   Val nd;
   nd.kind = Val::Kind::ndrange;
   for (int32_t k = 0; k < kernel.params[param].ndim; ++k) {
-    nd.items.push_back(Val::of_tuple({Val::of_int(0), Val::of_scalar(kernel.shape(param, k))}));
+    nd.items.push_back(
+        Val::of_tuple({Val::of_int(0), Val::of_scalar(canonical_shape(kernel, param, k))}));
   }
+  // A permuted layout iterates in memory order (Quadrants: the physical loop indices, each
+  // bound to the canonical axis it holds).
+  nd.order = kernel.params[param].layout;
   return nd;
 }
 

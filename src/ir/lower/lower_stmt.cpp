@@ -274,6 +274,14 @@ void Lowerer::assign_to(const ast::Expr* target, const Val& value, const ast::Po
       }
     } else if (value.kind == Val::Kind::tensor) {
       type_error(pos, "a matrix cannot be unpacked (only tuples, lists and vectors)");
+    } else if (value.kind == Val::Kind::shape) {
+      for (int32_t k = 0; k < m_kernel->params[value.param].ndim; ++k) {
+        items.push_back(Val::of_scalar(canonical_shape(*m_kernel, value.param, k)));
+      }
+    } else if (value.kind == Val::Kind::py && value.py.kind == sema::Value::Kind::tuple) {
+      for (const sema::Value& x : value.py.items) {
+        items.push_back(py_value(x));
+      }
     } else {
       type_error(pos, "cannot unpack " + value.describe());
     }
@@ -309,6 +317,43 @@ void Lowerer::assign_to(const ast::Expr* target, const Val& value, const ast::Po
 
 void Lowerer::lower_assign(const ast::Assign* s) {
   Val v = eval(s->value);
+  if (frame().python || is_static_call(s->value)) {
+    // `W = qd.static(x)`: the name is bound to the compile-time value itself (Quadrants'
+    // static assign: no variable is created, `qd.static(W)` later sees the value).
+    for (const ast::Expr* t : s->targets) {
+      std::vector<std::pair<const ast::Name*, Val>> binds;
+      if (const auto* n = t->as<ast::Name>()) {
+        binds.emplace_back(n, v);
+      } else if (const auto* tu = t->as<ast::Tuple>()) {
+        std::vector<Val> items = static_items(v, s->value->pos);
+        if (items.size() != tu->elts.size) {
+          fail(s->pos, "QD206",
+               "cannot unpack " + std::to_string(items.size()) + " values into " +
+                   std::to_string(tu->elts.size) + " targets");
+        }
+        for (size_t k = 0; k < items.size(); ++k) {
+          const auto* n = tu->elts[k]->as<ast::Name>();
+          if (n == nullptr) {
+            fail(tu->elts[k]->pos, "QD204", "a static assignment binds names only");
+          }
+          binds.emplace_back(n, items[k]);
+        }
+      } else {
+        fail(t->pos, "QD204",
+             "a static assignment (x = qd.static(...)) binds names only, not elements");
+      }
+      for (auto& [n, value] : binds) {
+        if (BindingRef old = find_local(n->id); old != nullptr && old->immutable) {
+          fail(n->pos, "QD204", "cannot assign to " + old->what + " '" + std::string(n->id) + "'");
+        }
+        auto b = std::make_shared<Binding>();
+        b->kind = Binding::Kind::value;
+        b->value = value;
+        frame().scopes.back()[std::string(n->id)] = b;
+      }
+    }
+    return;
+  }
   if (s->targets.size > 1) {
     v = materialize(v, s->pos);  // `a = b = e` evaluates e once
   }
@@ -345,6 +390,17 @@ void Lowerer::lower_ann_assign(const ast::AnnAssign* s) {
 }
 
 void Lowerer::lower_aug_assign(const ast::AugAssign* s) {
+  if (frame().python && s->target->as<ast::Name>() != nullptr) {
+    // Python's `x += y` on a name: rebinds it to the new value.
+    const auto* n = s->target->as<ast::Name>();
+    Val cur = eval(n);
+    Val v = binary(s->op, cur, eval(s->value), s->pos);
+    auto b = std::make_shared<Binding>();
+    b->kind = Binding::Kind::value;
+    b->value = v;
+    frame().scopes.back()[std::string(n->id)] = b;
+    return;
+  }
   LValue lv = lvalue(s->target);
   Val rhs = eval(s->value);
   AtomicOp op{};
@@ -366,6 +422,18 @@ void Lowerer::lower_aug_assign(const ast::AugAssign* s) {
 }
 
 void Lowerer::lower_if(const ast::If* s) {
+  if (frame().python) {
+    // Python's own `if` at trace time: the condition must be known now.
+    Val test = eval(s->test);
+    if (test.is_runtime()) {
+      fail(s->test->pos, "QD206",
+           "the plain Python function '" + m_in.program->def_id(frame().def) +
+               "' branches on a runtime value (Quadrants runs it as Python at compile time; make "
+               "it a @qd.func)");
+    }
+    lower_body(static_truth(test, s->test->pos) ? s->body : s->orelse);
+    return;
+  }
   bool is_static = false;
   if (const auto* c = s->test->as<ast::Call>()) {
     Val callee = eval(c->func);
@@ -431,7 +499,7 @@ void Lowerer::lower_return(const ast::Return* s) {
     f.returned = true;
     return;
   }
-  f.ret = materialize(v, s->pos);
+  f.ret = f.python ? v : materialize(v, s->pos);
   f.returned = true;
 }
 
@@ -486,6 +554,24 @@ bool is_swizzle(std::string_view attr) {
 
 }  // namespace
 
+bool Lowerer::is_member_array(const ast::Expr* e) {
+  // An attribute chain down to a local bound to an object (a dataclass argument, a template
+  // object): reading it has no effect but materializing the member, which the use needs anyway.
+  const ast::Expr* root = e;
+  while (const auto* a = root->as<ast::Attribute>()) {
+    root = a->value;
+  }
+  const auto* n = root->as<ast::Name>();
+  if (root == e || n == nullptr) {
+    return false;
+  }
+  BindingRef b = find_local(n->id);
+  if (b == nullptr || b->kind != Binding::Kind::value || b->value.kind != Val::Kind::object) {
+    return false;
+  }
+  return eval(e).kind == Val::Kind::array;
+}
+
 bool Lowerer::is_lvalue_expr(const ast::Expr* target) {
   if (const auto* n = target->as<ast::Name>()) {
     BindingRef b = find_local(n->id);
@@ -507,6 +593,9 @@ bool Lowerer::is_lvalue_expr(const ast::Expr* target) {
         case Binding::Kind::var: return false;
       }
       return false;
+    }
+    if (is_member_array(s->value)) {
+      return true;  // dyn_state.dofs.pos[i]
     }
     return (s->value->as<ast::Subscript>() != nullptr ||
             s->value->as<ast::Attribute>() != nullptr) &&
@@ -546,8 +635,9 @@ Lowerer::LValue Lowerer::lvalue(const ast::Expr* target, bool snapshot) {
         base_lv = lvalue_of_binding(b, s->value);
         base_is_lvalue = true;
       }
-    } else if (s->value->as<ast::Subscript>() != nullptr ||
-               s->value->as<ast::Attribute>() != nullptr) {
+    } else if ((s->value->as<ast::Subscript>() != nullptr ||
+                s->value->as<ast::Attribute>() != nullptr) &&
+               !is_member_array(s->value)) {
       // x[i][k] / v.xy[0]: the base is itself an lvalue (an array element or a local).
       base_lv = lvalue(s->value, snapshot);
       base_is_lvalue = true;

@@ -31,6 +31,10 @@ struct LowerError {
   int32_t module = -1;
 };
 
+// The extent of canonical axis `axis` of ndarray parameter `param` (its physical axis under a
+// permuted layout).
+const Expr* canonical_shape(Kernel& k, int32_t param, int32_t axis);
+
 class Lowerer {
 public:
   explicit Lowerer(const LowerInput& in);
@@ -44,6 +48,9 @@ private:
     sema::DefId def = sema::k_none;
     std::vector<Scope> scopes;
     bool is_kernel = false;
+    // A plain Python function called at trace time (Quadrants runs it as Python): names are
+    // bound to values (no variable is created), branches need compile-time conditions.
+    bool python = false;
     int32_t runtime_depth = 0;  // enclosing non-static if / for / while in this frame
     const ast::Expr* returns = nullptr;
     bool returned = false;
@@ -65,7 +72,35 @@ private:
 
   // --- kernel (lower_kernel.cpp) ----------------------------------------------------------------
   void declare_params();
-  Val template_value(const sema::Param& p, const ast::Pos& pos);
+  Val template_value(const sema::Param& p, int32_t index, const ast::Pos& pos);
+  // "f32" / "vector(3, f32)" / "matrix(3, 3, f32)" (int / float: the defaults).
+  bool parse_dtype_text(std::string_view text, DType& dt, std::vector<int32_t>& shape) const;
+  Val eval_type_text(const std::string& text, const ast::Pos& pos);  // a dtype or tensor type
+  // An ndarray parameter `name` of annotation `t`, its missing dtype / ndim / layout from the
+  // instance's table `v`.
+  Param ndarray_param(const std::string& name, const sema::ParamType& t, const sema::ConfigValue* v,
+                      const ast::Pos& pos);
+
+  // --- dataclass arguments, template objects, classes (lower_object.cpp) ------------------------
+  // The sort key of template objects' ndarray members: after every parameter of the kernel.
+  static constexpr int32_t k_object_members = 1 << 20;
+  struct DataclassField {
+    sema::ClassId owner;
+    const sema::FieldInfo* field;
+  };
+  // dataclasses.fields() order: base classes' fields first; a redefined field keeps its place.
+  std::vector<DataclassField> dataclass_fields(sema::ClassId cls, int depth = 0);
+  sema::ClassId find_class(const std::string& qualified) const;  // "pkg.mod.Class"
+  // Appends a kernel parameter; `order` places it in the argument list (finish_params).
+  int32_t add_param(Param p, std::vector<int32_t> order);
+  void finish_params();  // the documented order, then the launch slots
+  Val make_object(bool dataclass, sema::ClassId cls, std::string class_name, std::string path,
+                  const sema::ConfigValue* values, std::vector<int32_t> order);
+  Val object_member(const Val& base, std::string_view attr, const ast::Pos& pos);
+  Val dataclass_member(Object& o, std::string_view attr, const ast::Pos& pos);
+  Val template_member(Object& o, std::string_view attr, const ast::Pos& pos);
+  Val class_attribute(sema::ClassId cls, std::string_view attr, const ast::Pos& pos);
+  Val py_value(const sema::Value& v);  // enum members as their values
   DType default_ip() const { return m_default_ip; }
   DType default_fp() const { return m_default_fp; }
 
@@ -96,6 +131,7 @@ private:
   // Whether `target` names an assignable place (what lvalue() accepts), decided without
   // evaluating anything: a qd.template() argument that is one is bound by reference.
   bool is_lvalue_expr(const ast::Expr* target);
+  bool is_member_array(const ast::Expr* e);  // `obj.member...` naming an ndarray
   // `snapshot`: a runtime index into a vector / matrix ndarray element is computed once, into a
   // local, so storing the element's first component cannot move where the next one goes
   // (`a[0, a[0, 0][0] % n] = v`). A template parameter bound to a place passes false: Quadrants
@@ -164,6 +200,7 @@ private:
   Val call_api(const std::string& path, const ast::Call* c, std::vector<Val>& args);
   Val call_builtin(const std::string& name, const ast::Call* c, std::vector<Val>& args);
   Val call_math(const std::string& name, const ast::Call* c, std::vector<Val>& args);
+  Val call_numpy(const std::string& name, const ast::Call* c, std::vector<Val>& args);
   Val call_atomic(const std::string& name, const ast::Call* c);
   void reject_out_of_reach(const std::string& path, const ast::Pos& pos);
   Val call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& args,
@@ -242,7 +279,8 @@ private:
   // --- globals (lower_globals.cpp)
   // ------------------------------------------------------------------
   Val global(int32_t module, std::string_view name, const ast::Pos& pos);
-  Val from_entity(const sema::Entity& e, const ast::Pos& pos, std::string_view what);
+  Val from_entity(const sema::Entity& e, const ast::Pos& pos, std::string_view what,
+                  int32_t via_module = -1);
   Val member(const Val& base, std::string_view attr, const ast::Pos& pos);
   Val api_constant(const std::string& path, const ast::Pos& pos, bool* ok);
   Val eval_module_expr(int32_t module, const ast::Expr* e);
@@ -260,6 +298,7 @@ private:
   DType m_default_ip = DType::i32;
   DType m_default_fp = DType::f32;
   int32_t m_inline_depth = 0;
+  std::vector<std::vector<int32_t>> m_param_order;  // per parameter: its sort key
 };
 
 }  // namespace qd::ir::lower

@@ -76,6 +76,10 @@ std::string Val::describe() const {
     case Kind::zip_: return "zip(...)";
     case Kind::formatted: return "a formatted string";
     case Kind::spec_value: return "a formatted value";
+    case Kind::object:
+      return (obj && obj->dataclass ? "the dataclass argument '" : "the object '") +
+             (obj ? obj->path : std::string("?")) + "'";
+    case Kind::class_: return "a class";
   }
   return "a value";
 }

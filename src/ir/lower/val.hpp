@@ -3,15 +3,19 @@
 // with Python semantics; runtime values are typed IR expressions (scalars) or scalarized tensors.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "ir/ir.hpp"
+#include "sema/build_config.hpp"
 #include "sema/module_model.hpp"
 #include "sema/value.hpp"
 
 namespace qd::ir::lower {
+
+struct Object;
 
 struct Val {
   enum class Kind : uint8_t {
@@ -36,6 +40,8 @@ struct Val {
     formatted,   // an f-string or "...".format(...) (lower_print.cpp): `items` are the pieces,
                  // literal text (a py str) and values (any other Val, spec_value included)
     spec_value,  // a value with a format spec in a formatted string: `items[0]`, `path` = spec
+    object,      // a dataclass argument or a qd.template() object (`obj`, lower_object.cpp)
+    class_,      // a class of the tree (`cls`): an annotation, an enum, a dataclass type
   };
   Kind kind = Kind::py;
   sema::Value py;
@@ -56,6 +62,8 @@ struct Val {
   // tensor_type: qd.types.vector(n) / matrix(n, m) without a dtype (a func parameter annotation
   // that keeps the argument's dtype); `dtype` is then meaningless.
   bool any_dtype = false;
+  std::shared_ptr<Object> obj;       // object
+  sema::ClassId cls = sema::k_none;  // class_
 
   static Val of_py(sema::Value v);
   static Val of_int(int64_t v);
@@ -70,6 +78,20 @@ struct Val {
   bool is_py_number() const;  // int, float or bool
   int32_t size() const { return cols == 0 ? rows : rows * cols; }
   std::string describe() const;  // for messages: "a runtime i32 value", "the tuple (1, 2)", ...
+};
+
+// A dataclass argument of the kernel (its members become kernel parameters when first read:
+// Quadrants passes only the members an instance uses) or an object given as a qd.template()
+// value (a config object: its members are compile-time values). Shared by every copy of the
+// Val that holds it, so a member read twice is one parameter.
+struct Object {
+  bool dataclass = false;
+  sema::ClassId cls = sema::k_none;           // its class in the tree (k_none: not found)
+  std::string class_name;                     // as the instance names it ("pkg.mod.DofsState")
+  std::string path;                           // from the kernel parameter: "dyn_state.dofs"
+  const sema::ConfigValue* values = nullptr;  // the instance's table for it (null: none)
+  std::vector<int32_t> order;  // where its members go in the argument list (lower_object.cpp)
+  std::map<std::string, Val, std::less<>> members;  // read so far
 };
 
 // A place that can be assigned: a scalar variable, an array element, or a tensor of them.
