@@ -155,6 +155,26 @@ QDRT_API const char* qdrt_kernel_instance(const qdrt_kernel* kernel, size_t i) {
                                   : pin.kernel()->store->intern(s);
 }
 
+QDRT_API size_t qdrt_kernel_argument_count(const qdrt_kernel* kernel, size_t instance) {
+  qdrt::Pin pin(kernel);
+  if (pin.kernel() == nullptr || instance >= pin.kernel()->instances.size()) {
+    return 0;
+  }
+  return pin.kernel()->instances[instance]->args.size();
+}
+
+QDRT_API const char* qdrt_kernel_argument_name(const qdrt_kernel* kernel, size_t instance,
+                                               size_t i) {
+  qdrt::Pin pin(kernel);
+  if (pin.kernel() == nullptr || instance >= pin.kernel()->instances.size() ||
+      i >= pin.kernel()->instances[instance]->args.size()) {
+    return nullptr;
+  }
+  std::string_view s = pin.kernel()->instances[instance]->args[i].name;
+  return pin.watched() != nullptr ? pin.watched()->watch->intern(s)
+                                  : pin.kernel()->store->intern(s);
+}
+
 QDRT_API const char* qdrt_kernel_name(const qdrt_kernel* kernel) {
   qdrt::Pin pin(kernel);
   if (pin.watched() != nullptr) {

@@ -87,11 +87,70 @@ def make_array(desc, use_numpy):
     return buf if len(shape) == 1 else memoryview(buf).cast("B").cast(fmt, shape)
 
 
-def make_args(case, use_numpy=True):
-    args = []
-    for a in case["args"]:
-        args.append(make_array(a, use_numpy) if isinstance(a, dict) else a)
-    return args
+def _make_value(desc, use_numpy, module):
+    if isinstance(desc, dict) and "dataclass" in desc:
+        members = {k: _make_value(v, use_numpy, module) for k, v in desc["members"].items()}
+        if module is None:
+            return {"__dataclass__": desc["dataclass"], **members}  # flattened by name later
+        return getattr(module, desc["dataclass"])(**members)
+    return make_array(desc, use_numpy) if isinstance(desc, dict) else desc
+
+
+def make_args(case, use_numpy=True, module=None):
+    """The case's arguments. A dataclass argument ({"dataclass": "Cls", "members": {...}}) is an
+    instance of the case module's class when `module` is given (the stand-in, Quadrants), else
+    a dict of its members (the compiled runs flatten it with flat_args)."""
+    return [_make_value(a, use_numpy, module) for a in case["args"]]
+
+
+def member(obj, path):
+    """obj.a.b for a dataclass instance or a dict made by make_args (path "a.b")."""
+    for part in path.split(".") if path else []:
+        obj = obj[part] if isinstance(obj, dict) else getattr(obj, part)
+    return obj
+
+
+def output(case, args, key):
+    """An output: an argument index, or "INDEX.member.path" into a dataclass argument."""
+    if isinstance(key, int):
+        return args[key]
+    index, _, path = key.partition(".")
+    return member(args[int(index)], path)
+
+
+def flat_descs(case, names):
+    """The argument descriptions in the order of `names` (see flat_args)."""
+    return flat_args(case, [_desc_tree(d) for d in case["args"]], names)
+
+
+def _desc_tree(desc):
+    if isinstance(desc, dict) and "dataclass" in desc:
+        return {k: _desc_tree(v) for k, v in desc["members"].items()}
+    return desc
+
+
+def set_flat(case, args, names, values):
+    """Puts flat values (in the order of `names`) back into make_args(module=None) values."""
+    for k, (name, value) in enumerate(zip(names, values)):
+        root, _, path = name.partition(".")
+        i = case["params"].index(root)
+        if not path:
+            args[i] = value
+            continue
+        *head, last = path.split(".")
+        member(args[i], ".".join(head))[last] = value
+
+
+def flat_args(case, args, names):
+    """The arguments in the order a built instance takes them (`names`: qdrt's
+    Kernel.arguments(), parameter names and dataclass member paths), from make_args(module=None)
+    values; case["params"] names the kernel's parameters in order."""
+    by_name = dict(zip(case["params"], args))
+    out = []
+    for name in names:
+        root, _, path = name.partition(".")
+        out.append(member(by_name[root], path))
+    return out
 
 
 def to_bytes(obj):
@@ -124,7 +183,7 @@ def snapshot(case, args, ret):
     """{'return': value, '<arg index>': flat list} (string keys: it round-trips through JSON)."""
     snap = {"return": _plain(ret)}
     for i in case["outputs"]:
-        values = flat_list(args[i])
+        values = flat_list(output(case, args, i))
         prefix = case.get("sort", {}).get(i)
         if prefix:
             values = sorted(values[:prefix]) + values[prefix:]

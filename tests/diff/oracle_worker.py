@@ -35,7 +35,7 @@ def main():
             obj = importlib.import_module(module)
             for part in qualname.split("."):
                 obj = getattr(obj, part)
-            args = harness.make_args(case, use_numpy=True)
+            args = harness.make_args(case, use_numpy=True, module=importlib.import_module(module))
             ret = obj(*args)
             out = {"name": case["name"], "snapshot": harness.snapshot(case, args, ret)}
         except Exception as e:  # noqa: BLE001 - reported per case

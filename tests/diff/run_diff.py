@@ -38,7 +38,8 @@ def reference_run(case):
         obj = importlib.import_module(module)
         for part in qualname.split("."):
             obj = getattr(obj, part)
-        args = harness.make_args(case, use_numpy=REFERENCE_NUMPY)
+        args = harness.make_args(case, use_numpy=REFERENCE_NUMPY,
+                                 module=importlib.import_module(module))
         ret = obj(*args)
         return json.loads(json.dumps(harness.snapshot(case, args, ret))), None
     except Exception as e:  # noqa: BLE001
@@ -265,7 +266,12 @@ def compiled(cases, qdbuild, store):
     def launch(case):
         try:
             args = harness.make_args(case, use_numpy=True)
-            ret = st.kernel(case["kernel"])(*args)
+            k = st.kernel(case["kernel"])
+            if "params" in case:
+                # Dataclass arguments: the built instance takes their members by path.
+                ret = k(*harness.flat_args(case, args, k.arguments(0)))
+            else:
+                ret = k(*args)
             return json.loads(json.dumps(harness.snapshot(case, args, ret))), None
         except Exception as e:  # noqa: BLE001
             return None, f"{type(e).__name__}: {e}"
@@ -291,13 +297,18 @@ def _scalar_line(value):
     raise ValueError(f"cannot pass a {type(value).__name__}")
 
 
-def write_capi_request(cases, req_dir):
-    """request.txt + one raw file per array argument; returns the request's path."""
+def write_capi_request(cases, req_dir, names):
+    """request.txt + one raw file per array argument; returns the request's path. `names`:
+    per case with dataclass arguments, the built instance's argument names (flattened here)."""
     lines = ["qdrt-diff-request 1"]
     for index, case in enumerate(cases):
         args = harness.make_args(case, use_numpy=True)
+        descs = case["args"]
+        if case["name"] in names:
+            args = harness.flat_args(case, args, names[case["name"]])
+            descs = harness.flat_descs(case, names[case["name"]])
         lines.append(f"case {index} {case['kernel']} {len(args)}")
-        for k, (desc, value) in enumerate(zip(case["args"], args)):
+        for k, (desc, value) in enumerate(zip(descs, args)):
             if isinstance(desc, dict):
                 fname = f"{index}_{k}.in"
                 with open(os.path.join(req_dir, fname), "wb") as f:
@@ -330,6 +341,24 @@ def _parse_result(line):
     return None, f"unknown result line: {line}"
 
 
+def dataclass_argument_names(cases, store):
+    """{case name: the built instance's argument names} for the cases with dataclass arguments
+    (read with the qdrt binding; the runner itself takes flat arguments)."""
+    wanted = [c for c in cases if "params" in c]
+    if not wanted:
+        return {}
+    os.environ.setdefault("QDRT_LIBRARY", os.path.join(ROOT, "build", "lib", "libqdrt.so"))
+    sys.path.insert(0, os.path.join(ROOT, "runtime", "python"))
+    import qdrt
+
+    out = {}
+    with qdrt.open(store) as st:
+        for c in wanted:
+            if c["kernel"] in st.kernels():
+                out[c["name"]] = st.kernel(c["kernel"]).arguments(0)
+    return out
+
+
 def compiled_capi(cases, qdbuild, store, runner):
     """The store launched through the C API by capi_runner, all cases in one process (restarted
     after a case that kills it)."""
@@ -343,7 +372,8 @@ def compiled_capi(cases, qdbuild, store, runner):
         req_dir, out_dir = os.path.join(tmp, "request"), os.path.join(tmp, "response")
         os.makedirs(req_dir)
         os.makedirs(out_dir)
-        request = write_capi_request(cases, req_dir)
+        names = dataclass_argument_names(cases, store)
+        request = write_capi_request(cases, req_dir, names)
         died = {}
         start = 0
         while start < len(cases):
@@ -378,13 +408,19 @@ def compiled_capi(cases, qdbuild, store, runner):
                 return None, f"no result: {e}"
             if err:
                 return None, err
-            args = []
-            for k, desc in enumerate(case["args"]):
+            flat_names = names.get(case["name"])
+            descs = harness.flat_descs(case, flat_names) if flat_names else case["args"]
+            flat = []
+            for k, desc in enumerate(descs):
                 if isinstance(desc, dict):
                     with open(os.path.join(out_dir, f"{index}_{k}.out"), "rb") as f:
-                        args.append(harness.from_bytes(desc, f.read()))
+                        flat.append(harness.from_bytes(desc, f.read()))
                 else:
-                    args.append(desc)
+                    flat.append(desc)
+            args = flat
+            if flat_names:
+                args = harness.make_args(case, use_numpy=True)
+                harness.set_flat(case, args, flat_names, flat)
             return json.loads(json.dumps(harness.snapshot(case, args, ret))), None
 
         return judge(cases, built, stderr, launch, "compiled (C API) vs reference")

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """qdbuild on Genesis with a recorded run: `check` clean on the recorded kernels, purity verdicts
-as real Quadrants decided them in the run, `build` skipping none of them for lack of an instance.
+as real Quadrants decided them in the run, `build` of every recorded kernel (Quadrants' own
+helper kernels included) exiting 0, every recorded instance built, and each instance's dataclass
+arguments a subset of the members Quadrants used.
 
   check_genesis.py --qdbuild build/bin/qdbuild [--site SITE] [--record FILE] [--store DIR]
 
@@ -35,6 +37,39 @@ def default_site():
 def run(cmd):
     p = subprocess.run(cmd, capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
+
+
+def check_arguments(store, recorded):
+    """Every recorded instance is built, and the dataclass members each built instance takes
+    (qdrt Kernel.arguments) are members Quadrants found the kernel uses (the record's `used`)."""
+    os.environ.setdefault("QDRT_LIBRARY", os.path.join(ROOT, "build", "lib", "libqdrt.so"))
+    sys.path.insert(0, os.path.join(ROOT, "runtime", "python"))
+    import qdrt
+
+    failures = []
+    ours_total = theirs_total = 0
+    with qdrt.open(store) as st:
+        have = set(st.kernels())
+        for kid, insts in sorted(recorded.items()):
+            if kid not in have:
+                failures.append(f"{kid}: not in the store")
+                continue
+            k = st.kernel(kid)
+            if len(k.instances) != len(insts):
+                failures.append(f"{kid}: {len(k.instances)} instances built, {len(insts)} recorded")
+            theirs = set()
+            for inst in insts:
+                paths = [".".join(u[5:].split("__qd_")) for u in inst.get("used", [])]
+                theirs |= {x for x in paths if not any(y.startswith(x + ".") for y in paths)}
+            ours = {a for i in range(len(k.instances)) for a in k.arguments(i) if "." in a}
+            ours_total += len(ours)
+            theirs_total += len(theirs)
+            extra = sorted(ours - theirs)
+            if extra:
+                failures.append(f"{kid}: takes members Quadrants does not use: {extra[:5]}")
+    print(f"dataclass members passed: {ours_total} (Quadrants' used leaves, with template "
+          f"members and shapes: {theirs_total})")
+    return failures
 
 
 def main():
@@ -72,14 +107,19 @@ def main():
             errors_of[d.get("kernel") or ""].append(d)
 
     with tempfile.TemporaryDirectory() as tmp:
+        # Every kernel the scene called builds: Genesis's and Quadrants' own helper kernels.
         store = opts.store or os.path.join(tmp, "store")
-        rc, out, err = run([opts.qdbuild, "build", *common, "--store", store, "--json"])
-        if rc not in (0, 1):
-            print(err, file=sys.stderr)
-            failures.append(f"qdbuild build exited {rc}")
-            built = {}
+        helpers = os.path.join(site, "quadrants", "_kernels.py")
+        rc, out, err = run([opts.qdbuild, "build", "--root", site, tree, helpers, "--instances",
+                            opts.record, "--store", store, "--json"])
+        built = json.loads(out) if out.strip().startswith("{") else {}
+        if rc != 0:
+            print(err[-3000:], file=sys.stderr)
+            failures.append(f"qdbuild build exited {rc} ({built.get('failed')} kernels failed)")
         else:
-            built = json.loads(out)
+            print(f"qdbuild build: {built['kernels']} kernels, {built['instances']} instances, "
+                  f"{built['tasks']['compiled']} tasks compiled in {built['time_s']:.1f}s")
+        failures += check_arguments(store, recorded)
     skipped = set(built.get("skipped", []))
 
     print(f"recorded kernels ({len(recorded)}):")

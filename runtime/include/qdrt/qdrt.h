@@ -104,6 +104,13 @@ QDRT_API qdrt_status qdrt_get_kernel(qdrt_store* store, const char* kernel_id, q
 QDRT_API size_t qdrt_kernel_instance_count(const qdrt_kernel* kernel);
 QDRT_API const char* qdrt_kernel_instance(const qdrt_kernel* kernel, size_t i);
 QDRT_API const char* qdrt_kernel_name(const qdrt_kernel* kernel);
+/* The arguments built instance `instance` takes, in the order qdrt_launch reads them: each a
+ * kernel parameter's name, or the member path of a dataclass parameter's member
+ * ("state.links.pos"; only the members the instance reads), or a template object's ndarray
+ * member. NULL / 0 for an instance out of range. */
+QDRT_API size_t qdrt_kernel_argument_count(const qdrt_kernel* kernel, size_t instance);
+QDRT_API const char* qdrt_kernel_argument_name(const qdrt_kernel* kernel, size_t instance,
+                                               size_t i);
 
 /* --- arguments ------------------------------------------------------------------------------ */
 

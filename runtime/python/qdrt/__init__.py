@@ -183,6 +183,8 @@ def _load():
         "qdrt_get_kernel": (st, [vp, ctypes.c_char_p, ctypes.POINTER(vp)]),
         "qdrt_kernel_instance_count": (sz, [vp]),
         "qdrt_kernel_instance": (ctypes.c_char_p, [vp, sz]),
+        "qdrt_kernel_argument_count": (sz, [vp, sz]),
+        "qdrt_kernel_argument_name": (ctypes.c_char_p, [vp, sz, sz]),
         "qdrt_launch": (st, [vp, ctypes.POINTER(_Value), sz, ctypes.POINTER(_Value)]),
         "qdrt_kernel_observations": (st, [vp, ctypes.POINTER(_Observations)]),
         "qdrt_launch_ex": (st, [vp, ctypes.POINTER(_Value), sz, ctypes.POINTER(_Value),
@@ -458,6 +460,13 @@ class Kernel:
         h = self._handle
         return [_lib.qdrt_kernel_instance(h, i).decode()
                 for i in range(_lib.qdrt_kernel_instance_count(h))]
+
+    def arguments(self, instance=0):
+        """The argument names built instance `instance` takes, in call order: parameters, and
+        the member paths ("state.links.pos") of the dataclass members it reads."""
+        h = self._handle
+        return [_lib.qdrt_kernel_argument_name(h, instance, i).decode()
+                for i in range(_lib.qdrt_kernel_argument_count(h, instance))]
 
     @property
     def observations(self):

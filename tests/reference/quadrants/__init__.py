@@ -2,7 +2,7 @@
 typed semantics of kernel-language.md (the reference executor of the differential tests,
 tests/diff). Put tests/reference first on sys.path so `import quadrants as qd` finds it."""
 
-from . import math, types  # noqa: F401
+from . import lang, math, types  # noqa: F401
 from .atomics import (atomic_add, atomic_and, atomic_cas, atomic_exchange, atomic_max,  # noqa: F401
                       atomic_min, atomic_mul, atomic_or, atomic_sub, atomic_xor)
 from .dtypes import f16, f32, f64, i8, i16, i32, i64, u1, u8, u16, u32, u64  # noqa: F401

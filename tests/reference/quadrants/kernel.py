@@ -6,6 +6,7 @@ values (a different value is a different instance). Module globals are read from
 __globals__ at call time (the stand-in has no compile cache)."""
 
 import ast
+import dataclasses
 import inspect
 import numbers
 import textwrap
@@ -107,6 +108,31 @@ def to_python(value):
     return value
 
 
+class DataclassArg:
+    """A dataclass kernel argument: each field bound by its annotation as a kernel parameter
+    would be (ndarrays as views, scalars typed, nested dataclasses recursively); other
+    attributes (ClassVar constants, methods) are the object's own."""
+
+    def __init__(self, value, cls, path, bind):
+        self._value = value
+        self._members = {}
+        hints = typing.get_type_hints(cls)
+        for f in dataclasses.fields(cls):
+            ann = hints.get(f.name, f.type)
+            v = getattr(value, f.name)
+            where = f"{path}.{f.name}"
+            if dataclasses.is_dataclass(ann):
+                self._members[f.name] = DataclassArg(v, ann, where, bind)
+            else:
+                self._members[f.name] = bind(where, ann, v)
+
+    def __getattr__(self, name):
+        members = self.__dict__.get("_members", {})
+        if name in members:
+            return members[name]
+        return getattr(self.__dict__["_value"], name)
+
+
 class Kernel(_Callable):
     def __call__(self, *args, **kwargs):
         bound = inspect.signature(self.fn).bind(*args, **kwargs)
@@ -125,6 +151,8 @@ class Kernel(_Callable):
             raise TypeError(f"kernel parameter '{name}' needs an annotation")
         if is_template(ann):
             return value
+        if dataclasses.is_dataclass(ann):
+            return DataclassArg(value, ann, name, self.bind_arg)
         if isinstance(ann, NdarrayType):
             return ArrayArg(value, ann, name)
         if isinstance(ann, (VectorType, MatrixType)):
@@ -172,7 +200,7 @@ class Func(_Callable):
         if is_template(ann):
             return caller.bind_reference(node)
         value = caller.eval(node)
-        if isinstance(ann, NdarrayType) or isinstance(value, ArrayArg):
+        if isinstance(ann, NdarrayType) or isinstance(value, (ArrayArg, DataclassArg)):
             return value
         if isinstance(ann, (VectorType, MatrixType)):
             # A copy of the argument with its own dtype, whatever dtype the annotation names

@@ -1,0 +1,91 @@
+"""Dataclass parameters (nested, members pruned, ClassVar / cache-value members, passed to
+funcs whole and by member), IntEnum members, and the trace-time Python Genesis kernels use:
+x = qd.static(v), plain Python helpers inside qd.static, [x] * n, tuple-valued conditional
+indices, a, b = x.shape, qd.lang.impl.get_runtime().default_fp."""
+
+import dataclasses
+import enum
+from typing import ClassVar
+
+import quadrants as qd
+
+
+class Mode(enum.IntEnum):
+    SLOW = 1
+    FAST = 2
+
+
+@dataclasses.dataclass(frozen=True)
+class Inner:
+    u: qd.types.NDArray[qd.f32, 1]
+    w: qd.types.NDArray[qd.i32, 1]
+
+
+@dataclasses.dataclass(frozen=True)
+class Base:
+    a: qd.types.NDArray[qd.f32, 1]
+
+
+@dataclasses.dataclass(frozen=True)
+class State(Base):
+    kind: ClassVar[int] = 3
+    unused: qd.types.NDArray[qd.f64, 2]
+    inner: Inner
+    n: qd.i32
+    m: qd.types.NDArray[qd.f32, 2]
+
+
+@qd.func
+def bump_inner(inner: Inner, i):
+    inner.u[i] += qd.cast(inner.w[i], qd.f32)
+
+
+@qd.func
+def row_sum(s: State, i) -> qd.f32:
+    acc = 0.0
+    for j in range(s.m.shape[1]):
+        acc += s.m[i, j]
+    return acc
+
+
+@qd.kernel
+def dataclass_members(s: State, out: qd.types.NDArray[qd.f32, 1]):
+    for i in range(out.shape[0]):
+        bump_inner(s.inner, i)
+        out[i] = s.a[i] * s.n + s.inner.u[i] + State.kind + Mode.FAST + row_sum(s, i)
+
+
+@qd.kernel
+def dataclass_atomic(s: State) -> qd.i32:
+    total = 0
+    for i in range(s.inner.w.shape[0]):
+        qd.atomic_add(s.inner.u[i % 2], 1.0)
+        total += s.inner.w[i]
+    return total
+
+
+def _tri(i, n):
+    # Plain Python, run at trace time: the row-major packed index of (i, i).
+    k = i * n
+    k -= i * (i - 1) // 2
+    return k
+
+
+@qd.kernel
+def trace_python(out: qd.types.NDArray[qd.i32, 1], m: qd.types.NDArray[qd.i32, 2]):
+    for j in qd.static(range(4)):
+        out[qd.static(_tri(j, 4))] = j + 1
+    flag = qd.static(Mode.FAST == 2)
+    if qd.static(flag):
+        out[10] = 7
+    v = qd.Vector([2] * 3, dt=qd.i32)
+    out[11] = v.sum()
+    rows, cols = m.shape
+    out[12] = rows * 10 + cols
+    for i in range(rows):
+        for j in range(cols):
+            m[(i, j) if i > j else (j, i)] += 1
+    if qd.static(qd.lang.impl.get_runtime().default_fp == qd.f32):
+        out[13] = 32
+    else:
+        out[13] = 64

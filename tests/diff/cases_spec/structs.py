@@ -1,0 +1,28 @@
+"""Cases for cases/structs_k.py: dataclass parameters (the compiled runs pass their members by
+the paths the store lists: Kernel.arguments()), IntEnum members and trace-time Python."""
+
+
+def arr(dtype, shape, init=None):
+    return {"array": dtype, "shape": shape, "init": init}
+
+
+def state(n=5):
+    return {"dataclass": "State", "members": {
+        "a": arr("f32", (n,), lambda i: i * 0.5 - 1.0),
+        "unused": arr("f64", (2, 2)),
+        "inner": {"dataclass": "Inner", "members": {
+            "u": arr("f32", (n,), lambda i: 0.25 * i),
+            "w": arr("i32", (n,), lambda i: 3 - i)}},
+        "n": 4,
+        "m": arr("f32", (n, 3), lambda i: (i % 7) - 2.5)}}
+
+
+CASES = [
+    {"name": "structs_dataclass_members", "kernel": "structs_k:dataclass_members",
+     "params": ["s", "out"], "args": [state(), arr("f32", (5,))],
+     "outputs": [1, "0.inner.u"]},
+    {"name": "structs_dataclass_atomic", "kernel": "structs_k:dataclass_atomic",
+     "params": ["s"], "args": [state(6)], "outputs": ["0.inner.u"]},
+    {"name": "structs_trace_python", "kernel": "structs_k:trace_python",
+     "args": [arr("i32", (16,)), arr("i32", (3, 3))], "outputs": [0, 1]},
+]
