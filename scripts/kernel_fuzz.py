@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Differential fuzzing of the kernel compiler with random kernels (tests/kernel_fuzz).
 
-  scripts/kernel_fuzz.py --seed S --count N [--keep DIR]   N kernels from seed S
+  scripts/kernel_fuzz.py --seed S --count N [--first K] [--keep DIR]   N kernels from seed S
+                                                         (from its K-th)
   scripts/kernel_fuzz.py --soak [--time SECONDS]           new seeds until stopped; kernels/s
   scripts/kernel_fuzz.py --replay DIR/NAME/case.json       one saved reproducer, verbose
 
@@ -240,6 +241,9 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--count", type=int, default=100)
     ap.add_argument("--keep", metavar="DIR", help="where reproducers go (default build/kernel_fuzz)")
+    ap.add_argument("--first", type=int, default=0,
+                    help="start at this kernel of the seed's stream (resume a run, or rerun the "
+                         "module of a reproducer fzSEED_M: --first M*10 --count 10)")
     ap.add_argument("--soak", action="store_true", help="new seeds until --time or Ctrl-C")
     ap.add_argument("--time", type=float, default=0, help="with --soak: stop after SECONDS")
     ap.add_argument("--replay", metavar="CASE_JSON")
@@ -273,8 +277,9 @@ def main():
                 print(f"soak: {fz.kernels} kernels, {len(fz.divergences)} divergences, "
                       f"{fz.kernels / el:.1f} kernels/s (next seed {seed})", flush=True)
         else:
-            for first in range(0, opts.count, batch):
-                fz.run_batch(opts.seed, first, min(batch, opts.count - first))
+            end = opts.first + opts.count
+            for first in range(opts.first, end, batch):
+                fz.run_batch(opts.seed, first, min(batch, end - first))
     except KeyboardInterrupt:
         print("kernel-fuzz: interrupted", flush=True)
     finally:

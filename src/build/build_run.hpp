@@ -21,6 +21,7 @@
 #include "sema/key_hasher.hpp"
 #include "store/local_store.hpp"
 #include "store/task_cache.hpp"
+#include "support/never_freed.hpp"
 
 namespace qd::build {
 
@@ -30,7 +31,7 @@ struct Builder::Session {
   explicit Session(BuildOptions o, Status& s) : options(std::move(o)), status(s) {}
   ~Session() {
     // Never destroyed: freeing every AST at exit costs time and changes nothing.
-    (void)analysis.release();
+    support::never_freed(analysis.release());
   }
 
   BuildOptions options;

@@ -313,7 +313,13 @@ std::string instance_text(const Signature& sig, const Instance* inst,
     out += out.empty() ? "" : ", ";
     out += prm.name + "=";
     const ParamType& t = prm.type;
-    if (t.kind == PK::ndarray && t.partial()) {
+    // A layout given by the instance is part of what it compiles to (the lowering permutes the
+    // indices), whether or not the annotation is complete.
+    const ConfigValue* layout = t.kind == PK::ndarray ? table_item(v, "layout") : nullptr;
+    std::string layout_text = layout != nullptr && layout->scalar.kind == Value::Kind::string
+                                  ? ", layout=" + layout->scalar.s
+                                  : "";
+    if (t.kind == PK::ndarray && (t.partial() || !layout_text.empty())) {
       const ConfigValue* dt = table_item(v, "dtype");
       const ConfigValue* nd = table_item(v, "ndim");
       std::string dts = !t.dtype.empty()                                          ? t.dtype
@@ -326,7 +332,7 @@ std::string instance_text(const Signature& sig, const Instance* inst,
       if (dts == "?" || nds == "?") {
         unbound.push_back(prm.name);
       }
-      out += "ndarray(" + dts + ", " + nds + t.options + ")";
+      out += "ndarray(" + dts + ", " + nds + t.options + layout_text + ")";
     } else if (t.kind == PK::template_ || t.kind == PK::enum_ || t.kind == PK::tensor ||
                t.kind == PK::torch_tensor || t.kind == PK::numpy_array) {
       if (v != nullptr) {

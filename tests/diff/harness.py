@@ -74,9 +74,60 @@ def initial_values(desc):
     return [int(v) for v in values]
 
 
-def make_array(desc, use_numpy):
+# How an array with a permuted layout ({"array": ..., "shape": canonical shape, "layout": axes})
+# is made (make_args' layout_mode): "canonical" (the stand-in: layouts only move memory),
+# "physical" (the compiled runs: the buffer in memory order, as Quadrants allocates it),
+# "quadrants" (the oracle: a qd.tensor(..., layout=...) filled from the canonical values).
+_CANONICAL = {}  # id(memory-order array) -> (the array, canonical flat index per physical one)
+
+
+def physical_shape(desc):
+    shape = tuple(desc["shape"])
+    layout = desc.get("layout")
+    if not layout:
+        return shape
+    return tuple(shape[a] for a in layout) + shape[len(layout):]
+
+
+def _physical_order(desc):
+    """For each flat index of the physical (memory-order) buffer, the flat canonical index."""
+    shape = tuple(desc["shape"])
+    layout = tuple(desc["layout"])
+    axes = layout + tuple(range(len(layout), len(shape)))  # physical axis k holds axes[k]
+    pshape = [shape[a] for a in axes]
+    strides = [1] * len(shape)  # canonical C strides
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+    order = []
+    for flat in range(_count(shape)):
+        rest, idx = flat, [0] * len(pshape)
+        for k in range(len(pshape) - 1, -1, -1):
+            idx[k] = rest % pshape[k]
+            rest //= pshape[k]
+        order.append(sum(idx[k] * strides[axes[k]] for k in range(len(axes))))
+    return order
+
+
+def _laid_out(desc, values, layout_mode):
+    shape = tuple(desc["shape"])
+    if layout_mode == "quadrants":
+        import quadrants as qd
+        t = qd.tensor(getattr(qd, desc["array"]), shape=shape, layout=tuple(desc["layout"]),
+                      backend=qd.Backend.NDARRAY)
+        t.from_numpy(numpy.array(values, dtype=NUMPY_NAMES[desc["array"]]).reshape(shape))
+        return t
+    order = _physical_order(desc)
+    physical = make_array({**desc, "layout": None, "shape": physical_shape(desc),
+                           "init": [values[c] for c in order]}, numpy is not None)
+    _CANONICAL[id(physical)] = (physical, order)
+    return physical
+
+
+def make_array(desc, use_numpy, layout_mode="canonical"):
     values = initial_values(desc)
     shape = tuple(desc["shape"])
+    if desc.get("layout") and layout_mode != "canonical":
+        return _laid_out(desc, values, layout_mode)
     if use_numpy and numpy is not None:
         return numpy.array(values, dtype=NUMPY_NAMES[desc["array"]]).reshape(shape)
     fmt = FORMATS[desc["array"]]
@@ -87,20 +138,21 @@ def make_array(desc, use_numpy):
     return buf if len(shape) == 1 else memoryview(buf).cast("B").cast(fmt, shape)
 
 
-def _make_value(desc, use_numpy, module):
+def _make_value(desc, use_numpy, module, layout_mode):
     if isinstance(desc, dict) and "dataclass" in desc:
-        members = {k: _make_value(v, use_numpy, module) for k, v in desc["members"].items()}
+        members = {k: _make_value(v, use_numpy, module, layout_mode)
+                   for k, v in desc["members"].items()}
         if module is None:
             return {"__dataclass__": desc["dataclass"], **members}  # flattened by name later
         return getattr(module, desc["dataclass"])(**members)
-    return make_array(desc, use_numpy) if isinstance(desc, dict) else desc
+    return make_array(desc, use_numpy, layout_mode) if isinstance(desc, dict) else desc
 
 
-def make_args(case, use_numpy=True, module=None):
+def make_args(case, use_numpy=True, module=None, layout_mode="canonical"):
     """The case's arguments. A dataclass argument ({"dataclass": "Cls", "members": {...}}) is an
     instance of the case module's class when `module` is given (the stand-in, Quadrants), else
     a dict of its members (the compiled runs flatten it with flat_args)."""
-    return [_make_value(a, use_numpy, module) for a in case["args"]]
+    return [_make_value(a, use_numpy, module, layout_mode) for a in case["args"]]
 
 
 def member(obj, path):
@@ -161,8 +213,13 @@ def to_bytes(obj):
 
 
 def from_bytes(desc, data):
-    """The inverse of to_bytes for an array described by `desc` (numpy when importable)."""
+    """The inverse of to_bytes for an array described by `desc` (numpy when importable); an
+    array with a layout comes back in memory order and is viewed canonically."""
     shape = tuple(desc["shape"])
+    if desc.get("layout"):
+        physical = from_bytes({**desc, "layout": None, "shape": physical_shape(desc)}, data)
+        _CANONICAL[id(physical)] = (physical, _physical_order(desc))
+        return physical
     if numpy is not None:
         return numpy.frombuffer(data, dtype=NUMPY_NAMES[desc["array"]]).reshape(shape).copy()
     fmt = FORMATS[desc["array"]]
@@ -173,6 +230,19 @@ def from_bytes(desc, data):
 
 
 def flat_list(obj):
+    if id(obj) in _CANONICAL and _CANONICAL[id(obj)][0] is obj:
+        # A laid-out array in memory order: compared canonically.
+        physical = flat_list_plain(obj)
+        out = [None] * len(physical)
+        for p, c in enumerate(_CANONICAL[id(obj)][1]):
+            out[c] = physical[p]
+        return out
+    return flat_list_plain(obj)
+
+
+def flat_list_plain(obj):
+    if hasattr(obj, "to_numpy"):  # a Quadrants ndarray (canonical view)
+        return obj.to_numpy().reshape(-1).tolist()
     if numpy is not None and isinstance(obj, numpy.ndarray):
         return obj.reshape(-1).tolist()
     mv = memoryview(obj)

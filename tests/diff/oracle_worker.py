@@ -35,7 +35,8 @@ def main():
             obj = importlib.import_module(module)
             for part in qualname.split("."):
                 obj = getattr(obj, part)
-            args = harness.make_args(case, use_numpy=True, module=importlib.import_module(module))
+            args = harness.make_args(case, use_numpy=True, module=importlib.import_module(module),
+                                     layout_mode="quadrants")
             ret = obj(*args)
             out = {"name": case["name"], "snapshot": harness.snapshot(case, args, ret)}
         except Exception as e:  # noqa: BLE001 - reported per case

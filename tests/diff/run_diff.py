@@ -265,7 +265,7 @@ def compiled(cases, qdbuild, store):
 
     def launch(case):
         try:
-            args = harness.make_args(case, use_numpy=True)
+            args = harness.make_args(case, use_numpy=True, layout_mode="physical")
             k = st.kernel(case["kernel"])
             if "params" in case:
                 # Dataclass arguments: the built instance takes their members by path.
@@ -302,7 +302,7 @@ def write_capi_request(cases, req_dir, names):
     per case with dataclass arguments, the built instance's argument names (flattened here)."""
     lines = ["qdrt-diff-request 1"]
     for index, case in enumerate(cases):
-        args = harness.make_args(case, use_numpy=True)
+        args = harness.make_args(case, use_numpy=True, layout_mode="physical")
         descs = case["args"]
         if case["name"] in names:
             args = harness.flat_args(case, args, names[case["name"]])
@@ -313,7 +313,7 @@ def write_capi_request(cases, req_dir, names):
                 fname = f"{index}_{k}.in"
                 with open(os.path.join(req_dir, fname), "wb") as f:
                     f.write(harness.to_bytes(value))
-                shape = tuple(desc["shape"])
+                shape = harness.physical_shape(desc)
                 lines.append(f"array {desc['array']} {len(shape)} "
                              + "".join(f"{d} " for d in shape) + fname)
             else:

@@ -89,3 +89,26 @@ def trace_python(out: qd.types.NDArray[qd.i32, 1], m: qd.types.NDArray[qd.i32, 2
         out[13] = 32
     else:
         out[13] = 64
+
+
+@dataclasses.dataclass(frozen=True)
+class Laid:
+    a: qd.types.NDArray[qd.f32, 2]
+    b: qd.types.NDArray[qd.i32, 3]
+
+
+@qd.kernel
+def laid_out(s: Laid, x: qd.types.NDArray[qd.f32, 2], out: qd.types.NDArray[qd.i32, 1]):
+    # Permuted layouts (from the instance, as Quadrants' qd.tensor(..., layout=...)): indices and
+    # shapes are canonical, the buffers are in memory order.
+    n, m = s.a.shape
+    for i, j in s.a:
+        s.a[i, j] = s.a[i, j] * 2.0 + i * 10 + j
+    for I in qd.grouped(s.b):
+        s.b[I] += I[0] * 100 + I[1] * 10 + I[2]
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            x[i, j] += s.a[i, j % m] + j
+    out[0] = n * 10 + m
+    out[1] = s.b.shape[0] * 100 + s.b.shape[1] * 10 + s.b.shape[2]
+    out[2] = x.shape[0] * 10 + x.shape[1]

@@ -23,6 +23,12 @@ CASES = [
      "outputs": [1, "0.inner.u"]},
     {"name": "structs_dataclass_atomic", "kernel": "structs_k:dataclass_atomic",
      "params": ["s"], "args": [state(6)], "outputs": ["0.inner.u"]},
+    {"name": "structs_layouts", "kernel": "structs_k:laid_out", "params": ["s", "x", "out"],
+     "args": [{"dataclass": "Laid", "members": {
+         "a": {**arr("f32", (3, 4), lambda i: i * 0.5), "layout": (1, 0)},
+         "b": {**arr("i32", (2, 3, 4), lambda i: i), "layout": (2, 0, 1)}}},
+         {**arr("f32", (3, 5), lambda i: i - 7.0), "layout": (1, 0)}, arr("i32", (3,))],
+     "outputs": ["0.a", "0.b", 1, 2]},
     {"name": "structs_trace_python", "kernel": "structs_k:trace_python",
      "args": [arr("i32", (16,)), arr("i32", (3, 3))], "outputs": [0, 1]},
 ]
