@@ -242,6 +242,15 @@ bool Lowerer::is_static_call(const ast::Expr* e) {
   if (c == nullptr) {
     return false;
   }
+  // Only a dotted name can be qd.static; anything else (`Vector([f(x)]).norm_sqr`) is not
+  // evaluated here, since evaluating it lowers its calls (a func's atomics would run twice).
+  const ast::Expr* root = c->func;
+  while (const auto* a = root->as<ast::Attribute>()) {
+    root = a->value;
+  }
+  if (root->as<ast::Name>() == nullptr) {
+    return false;
+  }
   Val callee = eval(c->func);
   return callee.kind == Val::Kind::api && callee.path == "static";
 }

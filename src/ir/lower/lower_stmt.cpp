@@ -434,11 +434,7 @@ void Lowerer::lower_if(const ast::If* s) {
     lower_body(static_truth(test, s->test->pos) ? s->body : s->orelse);
     return;
   }
-  bool is_static = false;
-  if (const auto* c = s->test->as<ast::Call>()) {
-    Val callee = eval(c->func);
-    is_static = callee.kind == Val::Kind::api && callee.path == "static";
-  }
+  bool is_static = is_static_call(s->test);
   Val test = eval(s->test);
   if (is_static) {
     bool taken = static_truth(test, s->test->pos);

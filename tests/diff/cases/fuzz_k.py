@@ -49,3 +49,40 @@ def vector_store_index_from_element(a: qd.types.NDArray[qd.types.vector(2, qd.u3
     # The index reads the element being stored: it is computed once, before either component
     # is written (qdbuild recomputed it for the second component, which then went to a[0, 2]).
     a[0, a[0, 0][0] % a.shape[1]] = a[0, 1]
+
+
+@qd.func
+def bump(p: qd.template()):
+    return qd.atomic_add(p, 1)
+
+
+@qd.kernel
+def callee_with_side_effects(a: qd.types.NDArray[qd.f32, 1], o: qd.types.NDArray[qd.i32, 1]) -> None:
+    # The callee of the assigned call and of the if test (X.norm_sqr, X.any) holds a func with
+    # an atomic: it runs once (checking for qd.static evaluated it, and ran bump twice).
+    acc = 1
+    for i in range(1):
+        acc = qd.Vector([i + 0, bump(acc)]).norm_sqr()
+        for k in range(0, acc):
+            a[k] = 2.0
+        if qd.Vector([bump(acc), 0]).any():
+            o[1] = 1
+    o[0] = acc
+
+
+@qd.func
+def clear1(p: qd.template()):
+    p[1] = 0
+    return 0
+
+
+@qd.func
+def first_arg(x: qd.f32, y: qd.i16) -> qd.f32:
+    return x
+
+
+@qd.kernel
+def late_argument_load(a: qd.types.NDArray[qd.f32, 1]) -> None:
+    # Quadrants builds every argument, then the callee's prologue copies x: a[1] is read after
+    # clear1 stored 0 into it (seed 1000 #706; the stand-in read it first).
+    a[0] = first_arg(a[1], clear1(a))

@@ -26,4 +26,10 @@ CASES = [
      "kernel": "fuzz_k:vector_store_index_from_element",
      "args": [arr("u32", (2, 3, 2), [9, 0, 20, 20, 9, 3, 1, 2, 3, 4, 5, 6])], "outputs": [0],
      "expected": {0: [20, 20, 20, 20, 9, 3, 1, 2, 3, 4, 5, 6]}},
+    {"name": "fuzz_callee_with_side_effects", "kernel": "fuzz_k:callee_with_side_effects",
+     "args": [arr("f32", (3,)), arr("i32", (2,))], "outputs": [0, 1],
+     "expected": {0: [2.0, 0.0, 0.0], 1: [2, 1]}},
+    {"name": "fuzz_late_argument_load", "kernel": "fuzz_k:late_argument_load",
+     "args": [arr("f32", (3,), [1.0, -1.0, -2.0])], "outputs": [0],
+     "expected": {0: [0.0, 0.0, -2.0]}},
 ]

@@ -58,6 +58,11 @@ def static(x, *rest):
 def is_static_call(node, interp):
     if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Name, ast.Attribute)):
         return False
+    root = node.func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return False  # `Vector([f(x)]).norm_sqr()`: evaluating the callee would run f twice
     try:
         return interp.eval(node.func) is static
     except (NameError, AttributeError):
@@ -123,8 +128,20 @@ class ExpressionEvaluator:
         part = [None if p is None else self.eval(p) for p in (node.lower, node.upper, node.step)]
         return slice(*part)
 
+    def deferred(self, node, later):
+        """The value of operand `node` as Quadrants reads it: a variable or an ndarray element is
+        loaded where the expression using it is completed, after the funcs that the `later`
+        operands inline have run (`x * f(x)` where f assigns x reads the new x). A getter."""
+        if any(isinstance(n, ast.Call) for later_node in later for n in ast.walk(later_node)) \
+                and self.is_place(node):
+            return self.lvalue(node).get
+        v = self.eval(node)
+        return lambda: v
+
     def ex_BinOp(self, node):
-        left, right = self.eval(node.left), self.eval(node.right)
+        get_left = self.deferred(node.left, [node.right])
+        right = self.eval(node.right)
+        left = get_left()
         if isinstance(node.op, ast.MatMult):
             from .tensor_methods import matmul
 
@@ -135,7 +152,9 @@ class ExpressionEvaluator:
         return unop(_UN[type(node.op)], self.eval(node.operand))
 
     def ex_Compare(self, node):
-        operands = [self.eval(node.left)] + [self.eval(c) for c in node.comparators]
+        nodes = [node.left] + list(node.comparators)
+        getters = [self.deferred(n, nodes[i + 1:]) for i, n in enumerate(nodes)]
+        operands = [g() for g in getters]
         results = []
         for i, op in enumerate(node.ops):
             l, r = operands[i], operands[i + 1]

@@ -20,6 +20,9 @@ from .ops import cast, constant, is_typed, typed
 from .values import Cell, Scalar, Tensor
 
 
+_UNSET = object()
+
+
 class Template:
     """qd.Template (the class) and qd.template() (an instance) as annotations."""
 
@@ -178,28 +181,41 @@ class Func(_Callable):
         scope = callee.scopes[0]
         arg_nodes = list(call_node.args)
         kw_nodes = {k.arg: k.value for k in call_node.keywords}
+        given = []
         for i, p in enumerate(self.params):
             if i < len(arg_nodes):
-                node = arg_nodes[i]
+                given.append((p, arg_nodes[i]))
             elif p.name in kw_nodes:
-                node = kw_nodes[p.name]
+                given.append((p, kw_nodes[p.name]))
             elif p.default is not inspect.Parameter.empty:
                 scope[p.name] = declare_value(p.default)
-                continue
             else:
                 raise TypeError(f"{self.__qualname__}() missing argument '{p.name}'")
+        # Quadrants builds every argument first (inlining the funcs they call), then the
+        # prologue copies the by-value parameters: a variable or ndarray element passed by
+        # value is read after the later arguments' funcs ran.
+        later_nodes = [node for _, node in given]
+        pending = []
+        for k, (p, node) in enumerate(given):
             ann = self.annotations.get(p.name, inspect.Signature.empty)
+            if not is_template(ann) and not isinstance(ann, NdarrayType):
+                get = caller.deferred(node, later_nodes[k + 1:])
+                pending.append((p, node, ann, get))
+                continue
             scope[p.name] = self.bind_param(caller, node, ann)
             if is_template(ann) and not isinstance(scope[p.name], Cell):
                 scope.fixed.add(p.name)
+        for p, node, ann, get in pending:
+            scope[p.name] = self.bind_param(caller, node, ann, value=get())
         result = self.run_body(callee)
         return cast_return(result, self.annotations.get("return"), in_func=True)
 
     @staticmethod
-    def bind_param(caller, node, ann):
+    def bind_param(caller, node, ann, value=_UNSET):
         if is_template(ann):
             return caller.bind_reference(node)
-        value = caller.eval(node)
+        if value is _UNSET:
+            value = caller.eval(node)
         if isinstance(ann, NdarrayType) or isinstance(value, (ArrayArg, DataclassArg)):
             return value
         if isinstance(ann, (VectorType, MatrixType)):
