@@ -9,7 +9,7 @@
 // parameters in signature order, each dataclass expanded in place in dataclasses.fields() order
 // (base-class fields first, depth first into nested dataclasses), then the ndarray members of
 // qd.template() objects. ClassVar fields are class attributes; Final fields are compile-time
-// values of the instance.
+// values of the instance; every other member (FIELD_METADATA_CACHE_VALUE ones too) an argument.
 //
 // A qd.template() parameter holding an object (a config object with fields and properties, as a
 // recorded run writes it) is a compile-time value: reading a member gives its recorded value.
@@ -237,17 +237,8 @@ Val Lowerer::dataclass_member(Object& o, std::string_view attr, const ast::Pos& 
     }
   }
   std::string_view wrapper = wrapper_of(f.field->annotation);
-  if (f.field->cache_value) {
-    // metadata={FIELD_METADATA_CACHE_VALUE: True}: the value is part of the instance (its key)
-    // and baked in, like a template value.
-    if (given != nullptr && !given->is_table) {
-      return py_value(given->scalar);
-    }
-    if (f.field->default_value != nullptr) {
-      return eval_module_expr(module, f.field->default_value);
-    }
-    fail(pos, "QD207", "the cache-value member '" + where + "' has no value in the instance");
-  }
+  // A FIELD_METADATA_CACHE_VALUE member is a runtime argument like any other (Quadrants only
+  // adds its value to the fastcache key; qd.static of it is an error there too).
   if (wrapper == "ClassVar") {
     return class_attribute(o.cls, attr, pos);
   }
