@@ -5,7 +5,7 @@ indices, a, b = x.shape, qd.lang.impl.get_runtime().default_fp."""
 
 import dataclasses
 import enum
-from typing import ClassVar
+from typing import ClassVar, Final
 
 import quadrants as qd
 
@@ -112,3 +112,19 @@ def laid_out(s: Laid, x: qd.types.NDArray[qd.f32, 2], out: qd.types.NDArray[qd.i
     out[0] = n * 10 + m
     out[1] = s.b.shape[0] * 100 + s.b.shape[1] * 10 + s.b.shape[2]
     out[2] = x.shape[0] * 10 + x.shape[1]
+
+
+@dataclasses.dataclass(frozen=True)
+class Scaled:
+    x: qd.types.NDArray[qd.f32, 1]
+    scale: Final[float] = 2.0  # baked into the instance (Quadrants: final_scalar_key)
+    n: qd.i32 = 1
+
+
+@qd.kernel
+def final_member(s: Scaled):
+    for i in range(s.x.shape[0]):
+        if qd.static(s.scale > 2.5):
+            s.x[i] = s.x[i] * s.scale + s.n
+        else:
+            s.x[i] = -1.0

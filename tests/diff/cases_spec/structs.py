@@ -29,6 +29,10 @@ CASES = [
          "b": {**arr("i32", (2, 3, 4), lambda i: i), "layout": (2, 0, 1)}}},
          {**arr("f32", (3, 5), lambda i: i - 7.0), "layout": (1, 0)}, arr("i32", (3,))],
      "outputs": ["0.a", "0.b", 1, 2]},
+    {"name": "structs_final_member", "kernel": "structs_k:final_member", "params": ["s"],
+     "args": [{"dataclass": "Scaled", "members": {
+         "x": arr("f32", (4,), lambda i: i + 0.5), "scale": 3.0, "n": 2}}],
+     "outputs": ["0.x"], "expected": {"0.x": [3.5, 6.5, 9.5, 12.5]}},
     {"name": "structs_trace_python", "kernel": "structs_k:trace_python",
      "args": [arr("i32", (16,)), arr("i32", (3, 3))], "outputs": [0, 1]},
 ]

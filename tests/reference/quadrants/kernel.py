@@ -124,7 +124,9 @@ class DataclassArg:
             ann = hints.get(f.name, f.type)
             v = getattr(value, f.name)
             where = f"{path}.{f.name}"
-            if dataclasses.is_dataclass(ann):
+            if ann is typing.Final or typing.get_origin(ann) is typing.Final:
+                self._members[f.name] = v  # baked: a compile-time value of the instance
+            elif dataclasses.is_dataclass(ann):
                 self._members[f.name] = DataclassArg(v, ann, where, bind)
             else:
                 self._members[f.name] = bind(where, ann, v)
