@@ -86,8 +86,9 @@ def incremental(qdbuild, site, record, tmp):
     if rc != 0:
         return f"rebuild failed ({rc}): {err[-500:]}"
     t = second["tasks"]
-    return (f"{t['compiled']} tasks compiled, {t['reused']} reused, "
-            f"{second['kernels']} kernels relinked, {wall:.2f}s")
+    return (f"{t['compiled']} task(s) compiled, {t['reused']} reused; {second['kernels']} kernels "
+            f"re-lowered (their keys hash the edited file), {second['modules_linked']} module(s) "
+            f"linked; {wall:.2f}s")
 
 
 def main():
