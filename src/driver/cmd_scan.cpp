@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "api/paths.hpp"
 #include "driver/commands.hpp"
 #include "sema/kernel_scan.hpp"
 #include "sema/source_tree.hpp"
@@ -178,7 +179,8 @@ ExitStatus cmd_scan(int argc, char** argv) {
     return rc == 0 ? ExitStatus::ok : ExitStatus::usage;
   }
 
-  sema::SourceTree tree = sema::find_sources(paths);
+  // The same files a build of these paths reads (the build directory and store left out).
+  sema::SourceTree tree = sema::find_sources(paths, "", api::project_excludes());
   ExitStatus status = ExitStatus::ok;
   for (const std::string& e : tree.errors) {
     std::fprintf(stderr, "qdbuild: error: %s\n", e.c_str());

@@ -5,9 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "qdbuild/diagnostic.hpp"
 #include "sema/analysis.hpp"
 
-namespace qd::driver {
+namespace qd::api {
 
 enum class DiagnosticFormat { text, json, sarif, github };
 
@@ -18,7 +19,14 @@ std::string format_diagnostics(const sema::Analysis& a,
                                const std::vector<sema::SemaDiagnostic>& diagnostics,
                                DiagnosticFormat format);
 
-// One diagnostic as DESIGN.md's JSON object (text).
+// One diagnostic as the JSON object of `check --format json` (text).
 std::string diagnostic_json_text(const sema::Analysis& a, const sema::SemaDiagnostic& d);
 
-}  // namespace qd::driver
+// The public form (include/qdbuild/diagnostic.hpp): the JSON fields and the rendered text.
+qdbuild::Diagnostic to_public(const sema::Analysis& a, const sema::SemaDiagnostic& d);
+std::vector<qdbuild::Diagnostic> to_public(const sema::Analysis& a,
+                                           const std::vector<sema::SemaDiagnostic>& list);
+// A configuration problem (QD112), rendered as the analysis renders config errors.
+qdbuild::Diagnostic to_public(const sema::ConfigError& e);
+
+}  // namespace qd::api
