@@ -1,5 +1,5 @@
 // Printing sema diagnostics in the formats of `qdbuild check --format`: text (code frames),
-// json (DESIGN.md's object), sarif (SARIF 2.1.0) and github (workflow commands).
+// json (the object of `check --format json`), sarif (SARIF 2.1.0) and github (workflow commands).
 #pragma once
 
 #include <string>

@@ -5,8 +5,9 @@
 // the file was found under (for a file argument, its name), `decorator` holds the decorator's
 // keyword arguments as written (JSON values for literals, source text otherwise; see
 // sema/kernel_scan.hpp), `decorator_name` is kernel/func/real_func/pyfunc, and `errors` are
-// diagnostics in DESIGN.md's JSON form. A file with errors lists no defs. Without --json: a table
-// on stdout, diagnostics with code frames on stderr. Exit status 1 when any file had an error.
+// diagnostics in the JSON form of `check --format json`. A file with errors lists no defs. Without
+// --json: a table on stdout, diagnostics with code frames on stderr. Exit status 1 when any file
+// had an error.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -33,7 +34,7 @@ using Json = nlohmann::ordered_json;
 struct FileReport {
   std::vector<sema::KernelDef> defs;
   std::vector<std::string> error_text;  // rendered with code frames
-  std::vector<std::string> error_json;  // DESIGN.md JSON objects
+  std::vector<std::string> error_json;  // JSON objects as `check --format json` prints them
 };
 
 void scan_file(const sema::SourceEntry& entry, FileReport& report) {

@@ -9,7 +9,7 @@
 //   default_ip = "i32"
 //   default_fp = "f32"
 //
-//   # Instances (DESIGN.md "Instances"): values for template parameters, partially typed
+//   # Instances (docs/build.md): values for template parameters, partially typed
 //   # parameters and compound members, per kernel id. One table is one instance; an array of
 //   # tables gives several.
 //   [tool.qdbuild.instances."physics:step"]

@@ -58,11 +58,11 @@ TEST_CASE(
 TEST_CASE("config: project keys are relative to the config file") {
   std::vector<ConfigError> errors;
   BuildConfig c = parse_build_config(
-      "[tool.qdbuild]\npaths = [\"src\", \"../shared/k.py\"]\nstore = \"out/st/\"\n"
+      "[tool.qdbuild]\npaths = [\"src\", \"../common/k.py\"]\nstore = \"out/st/\"\n"
       "targets = \"cuda:sm_90\"\n",
       "/p/proj/pyproject.toml", true, errors);
   CHECK(errors.empty());
-  CHECK(c.paths == std::vector<std::string>{"/p/proj/src", "/p/shared/k.py"});
+  CHECK(c.paths == std::vector<std::string>{"/p/proj/src", "/p/common/k.py"});
   CHECK(c.store == "/p/proj/out/st");
   CHECK(c.targets == std::vector<std::string>{"cuda:sm_90"});
   c = parse_build_config("paths = \"/abs/src\"\ntargets = [\"cpu\", \"cuda\"]\n", "/p/qdbuild.toml",

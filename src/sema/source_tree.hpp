@@ -1,9 +1,9 @@
 // Finding the Python files under the paths given to a command, and their module names.
 //
-// DESIGN.md contract: a directory argument is a source root; a file argument's root is its
-// directory; `--root DIR` names one root for every argument. A file's module is its path relative
-// to the root, without `.py`, with `/` as `.`; `pkg/__init__.py` is `pkg`, and an `__init__.py`
-// directly in the root is `__init__`.
+// The rule (README "Commands"): a directory argument is a source root; a file argument's root is
+// its directory; `--root DIR` names one root for every argument. A file's module is its path
+// relative to the root, without `.py`, with `/` as `.`; `pkg/__init__.py` is `pkg`, and an
+// `__init__.py` directly in the root is `__init__`.
 #pragma once
 
 #include <map>
