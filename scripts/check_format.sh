@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks that the C++ sources under src/ tools/ tests/ runtime/ are clang-format-19 clean
+# Checks that the C++ sources under src/ tools/ tests/ runtime/ include/ examples/ are clang-format-19 clean
 # (.clang-format). Files whose first line contains "Generated" are skipped.
 # Usage: scripts/check_format.sh [--fix]     (--fix rewrites the failing files in place)
 # Exit: 0 clean; 1 some files need formatting (listed, with the first lines of the diff);
@@ -15,7 +15,7 @@ fi
 fix=0
 [[ "${1:-}" == "--fix" ]] && fix=1
 
-mapfile -d '' files < <(find src tools tests runtime -type f \
+mapfile -d '' files < <(find src tools tests runtime include examples -type f \
   \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' -o -name '*.cc' \) -print0 2>/dev/null | sort -z)
 
 bad=()

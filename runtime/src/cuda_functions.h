@@ -1,5 +1,5 @@
 // The CUDA driver API subset libqdrt uses, declared here so libqdrt builds without the CUDA SDK
-// (STYLE.md "Keep the runtime small and stand-alone"; Halide's mini_cuda.h + cuda_functions.h).
+//.
 // Only the types, constants and entry points below are used; values are those of CUDA 13's
 // cuda.h (stable ABI since CUDA 11). The functions are resolved with dlsym from the driver that
 // cuda_driver.cpp dlopens on first use (libcuda.so.1, or $QDRT_CUDA_LIBRARY); libqdrt never

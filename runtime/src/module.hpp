@@ -1,6 +1,6 @@
 // A CPU module loaded from memory: memfd_create + write + seal + dlopen("/proc/self/fd/N").
 // The memfd stays open until after dlclose: glibc matches dlopen names as strings first, so a
-// reused fd number would return the previously loaded library (toolchain.md, memfd+dlopen).
+// reused fd number would return the previously loaded library.
 #pragma once
 
 #include <string>

@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-INCLUDE = os.path.join(HERE, "..", "include")
+INCLUDE = os.path.join(HERE, "..", "..", "include")
 
 
 def arr(name, dtype, ndim=1, element_shape=()):

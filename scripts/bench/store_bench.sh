@@ -17,9 +17,9 @@ if [[ ! -f "$seeds/.done" ]]; then
   # x86-64 objects, as the in-process path makes them (-O2/-O3, PIC), from sources of many shapes.
   ls src/support/*.cpp src/store/*.cpp src/syntax/{lexer,token,number_literal,literal_decode,py_repr,source_file,source_codecs,diagnostic_render}.cpp \
     | grep -v _test.cpp | xargs -P "${QD_JOBS:-2}" -I{} sh -c \
-      'clang++-19 -std=c++20 -O2 -fPIC -Isrc -Iruntime/include -c {} -o '"$seeds"'/$(basename {} .cpp).o'
+      'clang++-19 -std=c++20 -O2 -fPIC -Isrc -Iinclude -c {} -o '"$seeds"'/$(basename {} .cpp).o'
   for opt in O1 O3; do
-    clang++-19 -std=c++20 -$opt -fPIC -Isrc -Iruntime/include -c src/store/index_format.cpp \
+    clang++-19 -std=c++20 -$opt -fPIC -Isrc -Iinclude -c src/store/index_format.cpp \
       -o "$seeds/index_format_$opt.o"
   done
   # PTX: nvcc (sm_90, sm_80) and LLVM's NVPTX backend on libdevice.

@@ -11,7 +11,7 @@
 
 namespace qd::backend::test {
 
-// A shared object loaded from bytes. The memfd stays open until dlclose (toolchain.md pitfall 8).
+// A shared object loaded from bytes. The memfd stays open until dlclose.
 class LoadedModule {
 public:
   explicit LoadedModule(const std::string& bytes) {

@@ -5,7 +5,7 @@
 // nvJitLink (libnvJitLink.so.13) is dlopened, never linked, and its entry points are resolved by
 // their versioned names (`__nvJitLinkCreate_13_0`: the header's inline wrappers call those), so
 // building qdbuild needs no CUDA at all. Without it, ptxas is spawned on the merged PTX
-// (toolchain.md §4).
+//.
 #include "backend/backend.hpp"
 #include "backend/diagnostic_capture.hpp"
 

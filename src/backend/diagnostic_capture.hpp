@@ -31,7 +31,7 @@ private:
 
 // Installs a handler on `ctx` that records LLVM's own diagnostics (optimizer and code generator
 // errors, warnings and remarks are dropped) into `out`. Without a handler LLVM prints the error
-// and calls exit(1) (toolchain.md pitfall 5). `out` must outlive the context's use.
+// and calls exit(1). `out` must outlive the context's use.
 void capture_llvm_diagnostics(llvm::LLVMContext& ctx, std::string task,
                               std::vector<Diagnostic>& out);
 

@@ -1,5 +1,5 @@
 // lld in-process: relocatable objects → one ELF shared object in memory. lld keeps global state
-// and cannot write to a memfd (toolchain.md §3, pitfalls 6 and 7), so links are serialised by a
+// and cannot write to a memfd, so links are serialised by a
 // mutex and go through a private directory (tmpfs /dev/shm when present) that is read back and
 // emptied after every link. Internal to qd_backend; the public entry is link_cpu_module().
 #pragma once

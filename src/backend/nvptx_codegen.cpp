@@ -1,4 +1,4 @@
-// compile_cuda_task: one task TU → PTX, in-process (toolchain.md §4, "cc1 plain C++" variant):
+// compile_cuda_task: one task TU → PTX, in-process:
 //
 //   driver (once per CudaTarget) → cc1 invocation, +ptx pinned  ──▶  front end (unoptimised IR)
 //   ──▶ libdevice linked lazily (LinkOnlyNeeded) and internalised ──▶ __nvvm_reflect resolved
@@ -108,8 +108,7 @@ std::shared_ptr<const NvptxSession> session_for(const CudaTarget& target) {
   return it->second;
 }
 
-// libdevice's bytes, read once; every compile parses it lazily from this buffer (toolchain.md §4:
-// 1 ms instead of 18 ms for an eager parse).
+// libdevice's bytes, read once; every compile parses it lazily from this buffer.
 const llvm::MemoryBuffer* libdevice_buffer(std::string& error) {
   static std::once_flag once;
   static std::unique_ptr<llvm::MemoryBuffer> buffer;
@@ -193,7 +192,7 @@ std::string reflect_name(llvm::Value* arg) {
 
 // Resolves libdevice's __nvvm_reflect queries ourselves, before LLVM's NVVMReflect pass (which in
 // LLVM 19 knows only __CUDA_FTZ and __CUDA_ARCH, so __CUDA_PREC_SQRT would be 0 and __nv_sqrtf
-// approximate even for IEEE builds; toolchain.md §4): FTZ 0, ARCH arch*10, PREC_SQRT !fast_math.
+// approximate even for IEEE builds): FTZ 0, ARCH arch*10, PREC_SQRT !fast_math.
 void resolve_reflect(llvm::Module& module, const CudaTarget& target) {
   for (const char* name : {"__nvvm_reflect", "llvm.nvvm.reflect"}) {
     llvm::Function* f = module.getFunction(name);

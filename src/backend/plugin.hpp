@@ -3,8 +3,9 @@
 // qdbuild dlopens the first time a build has something to compile, so every other command (and
 // every no-op build) starts in a few milliseconds.
 //
-// Where it is found: $QDBUILD_BACKEND if set; else <directory of the running executable>/../lib/
-// libqdbuild-backend.so (build/bin -> build/lib, and <prefix>/bin -> <prefix>/lib when installed).
+// Where it is found: $QDBUILD_BACKEND if set; else <directory of the file holding qdbuild's code
+// (support/self_object.hpp)>/../lib/libqdbuild-backend.so (build/bin -> build/lib, <prefix>/bin ->
+// <prefix>/lib when installed, and lib/libqdbuild.so -> lib/ for an app embedding the builder).
 // The plugin must come from the same qdbuild: its toolchain_id() is checked against ours.
 #pragma once
 

@@ -6,19 +6,19 @@
 #include <mutex>
 
 #include "backend/plugin.hpp"
+#include "support/self_object.hpp"
 
 namespace qd::backend::plugin {
 
 namespace {
 
+// <directory of qdbuild's code>/../lib/: bin/qdbuild -> lib/, and lib/libqdbuild.so -> lib/.
 std::string default_path() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) {
+  std::string self = support::self_object_path();
+  if (self.empty()) {
     return k_plugin_file;
   }
-  std::string exe(buf, static_cast<size_t>(n));
-  std::string dir = exe.substr(0, exe.rfind('/'));
+  std::string dir = self.substr(0, self.rfind('/'));
   return dir + "/../lib/" + k_plugin_file;
 }
 

@@ -1,5 +1,5 @@
 // The prelude headers embedded at build time (embed_files.cmake generates the table from
-// src/codegen/prelude/ and runtime/include/qdrt/task_abi.h). The in-process compiler serves them
+// src/codegen/prelude/ and include/qdrt/task_abi.h). The in-process compiler serves them
 // from a virtual include directory; nothing on disk is read at run time.
 #pragma once
 

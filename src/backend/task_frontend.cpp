@@ -69,7 +69,7 @@ TaskFrontend::TaskFrontend(Options options) {
     }
     return;
   }
-  // Settings every TU shares (toolchain.md §2 and pitfalls 4 and 5):
+  // Settings every TU shares:
   inv->getFrontendOpts().DisableFree = false;      // the driver sets it: 0.73 MB leaked per TU
   inv->getCodeGenOpts().DisableFree = false;       // ... and here: a buried TargetMachine per TU
   inv->getCodeGenOpts().DisableLLVMPasses = true;  // the caller runs the pass pipeline

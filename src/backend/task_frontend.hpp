@@ -1,6 +1,6 @@
 // The in-process Clang front end both targets share (CPU: compiler_session.cpp, CUDA:
 // nvptx_codegen.cpp): the driver's cc1 invocation built once per target configuration
-// (toolchain.md §2, variant B) and deep-copied for every TU, each TU compiled against an
+// and deep-copied for every TU, each TU compiled against an
 // in-memory file system that holds only the TU and the embedded prelude (no system header, no
 // file at all is reachable). Internal to qd_backend.
 #pragma once

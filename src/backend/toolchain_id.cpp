@@ -141,7 +141,7 @@ std::vector<std::string> driver_arguments(const CudaTarget& target, std::string_
       "-fno-exceptions",
       "-fno-rtti",
       "-I" + std::string(include_dir),
-      // The PTX ISA, pinned (the driver would pick it from the CUDA it finds; toolchain.md §4).
+      // The PTX ISA, pinned (the driver would pick it from the CUDA it finds).
       // The in-process session also replaces any +ptx the driver adds.
       "-Xclang",
       "-target-feature",

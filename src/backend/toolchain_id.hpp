@@ -1,4 +1,4 @@
-// Toolchain identity and hashing for task keys (DESIGN.md "Keys and the store": the task key is
+// Toolchain identity and hashing for task keys (docs/kernel-keys.md: the task key is
 // the hash of the generated unit + target + toolchain version). The public functions
 // (toolchain_id, task_key, driver_arguments) are declared in backend.hpp.
 #pragma once

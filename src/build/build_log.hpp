@@ -1,4 +1,4 @@
-// The build log (ninja's .ninja_log, STYLE.md "Make no-op builds fast"): DIR/build.log in the store
+// The build log (ninja's .ninja_log): DIR/build.log in the store
 // directory, append-only text, read whole at startup.
 //
 //   log      = "# qdbuild log v1\n" record*

@@ -5,6 +5,7 @@
 
 #include "backend/backend.hpp"
 #include "support/file_io.hpp"
+#include "support/self_object.hpp"
 
 namespace qd::build {
 
@@ -20,7 +21,9 @@ std::string compiler_identity(const std::string& toolchain) {
   std::string id = std::string(sema::k_tool_version) + "\n" + toolchain + "\n";
   int64_t size = 0;
   int64_t mtime = 0;
-  if (stat_file("/proc/self/exe", size, mtime)) {
+  // The qdbuild executable, or libqdbuild.so in an app that embeds the builder.
+  if (std::string self = support::self_object_path();
+      !self.empty() && stat_file(self, size, mtime)) {
     id += "exe " + std::to_string(size) + " " + std::to_string(mtime);
   }
   return sema::sha256_hex(id);
@@ -39,6 +42,9 @@ std::string config_key(const BuildOptions& o, const std::string& compiler) {
   }
   for (const std::string& f : o.instance_files) {
     key += "instances " + f + "\n";
+  }
+  for (const std::string& d : o.exclude) {
+    key += "exclude " + d + "\n";
   }
   return sema::sha256_hex(key);
 }
@@ -88,7 +94,8 @@ bool Run::try_noop(const std::string* log_text) {
   }
   std::string why;
   store::LocalStore probe(m_o.store_dir);
-  if (stamp_up_to_date(*logged, m_o.paths, probe.index_path(), why, record_files())) {
+  if (stamp_up_to_date(*logged, m_o.paths, probe.index_path(), why, record_files(),
+                       excluded_dirs(m_o))) {
     return true;
   }
   if (m_o.explain) {
@@ -134,7 +141,7 @@ BuildResult Run::run(bool check_noop) {
   }
   {
     Timer t(m_metrics, "stamp inputs");
-    m_stamp = take_stamp(m_o.paths, true, record_files());
+    m_stamp = take_stamp(m_o.paths, true, record_files(), excluded_dirs(m_o));
   }
   {
     Timer t(m_metrics, "analyze");
@@ -145,6 +152,7 @@ BuildResult Run::run(bool check_noop) {
     ao.parse_cache = &m_s.parse_cache;
     ao.root = m_o.root;
     ao.instance_files = m_o.instance_files;
+    ao.exclude = excluded_dirs(m_o);
     m_s.analysis = std::make_unique<sema::Analysis>(sema::analyze(m_o.paths, ao));
     m_a = m_s.analysis.get();
     m_target.gpu.fast_math = m_a->config.fast_math;  // part of every CUDA task key
@@ -224,6 +232,14 @@ const BuildOptions& Builder::options() const { return m_s->options; }
 BuildResult Builder::run(bool check_noop) {
   detail::Run r(*m_s);
   return r.run(check_noop);
+}
+
+std::vector<std::string> excluded_dirs(const BuildOptions& options) {
+  std::vector<std::string> out = options.exclude;
+  if (!options.store_dir.empty()) {
+    out.push_back(options.store_dir);
+  }
+  return out;
 }
 
 BuildResult run_build(const BuildOptions& options, Status& status) {

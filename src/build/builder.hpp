@@ -37,7 +37,13 @@ struct BuildOptions {
   bool dump_ir = false;                     // --dump-ir
   std::string root;                         // --root: the source root module names are relative to
   std::vector<std::string> instance_files;  // --instances: recorded runs (docs/record.md)
+  // Directories the source walk and the watcher leave out (sema::SourceFilter) besides the
+  // store, which is always left out: the project's build directory.
+  std::vector<std::string> exclude;
 };
+
+// options.exclude plus the store directory.
+std::vector<std::string> excluded_dirs(const BuildOptions& options);
 
 struct BuildResult {
   bool noop = false;

@@ -82,10 +82,11 @@ std::string content_hash(const std::string& path) {
 }
 
 InputsRecord take_stamp(const std::vector<std::string>& paths, bool hash_racy,
-                        const std::vector<std::string>& extra) {
+                        const std::vector<std::string>& extra,
+                        const std::vector<std::string>& excluded) {
   InputsRecord r;
   r.stamp_ns = now_ns();
-  sema::SourceTree tree = sema::find_sources(paths);
+  sema::SourceTree tree = sema::find_sources(paths, "", excluded);
   r.files.reserve(tree.files.size() + extra.size());
   auto add = [&](const std::string& path) {
     FileStamp s;
@@ -110,7 +111,8 @@ InputsRecord take_stamp(const std::vector<std::string>& paths, bool hash_racy,
 
 bool stamp_up_to_date(const InputsRecord& logged, const std::vector<std::string>& paths,
                       const std::string& index_path, std::string& why,
-                      const std::vector<std::string>& extra) {
+                      const std::vector<std::string>& extra,
+                      const std::vector<std::string>& excluded) {
   int64_t size = 0;
   int64_t mtime = 0;
   if (!stat_file(index_path, size, mtime)) {
@@ -121,7 +123,7 @@ bool stamp_up_to_date(const InputsRecord& logged, const std::vector<std::string>
     why = "the store index changed since the last build";
     return false;
   }
-  InputsRecord now = take_stamp(paths, false, extra);
+  InputsRecord now = take_stamp(paths, false, extra, excluded);
   if (now.files.size() != logged.files.size()) {
     why = "the set of source files changed";
     return false;

@@ -25,8 +25,11 @@ inline constexpr int64_t k_racy_window_ns = 50'000'000;
 // `hash_racy`: hash the content of racy files. Source errors (a path that does not exist) leave
 // that path out: the build reports them and records no stamp.
 // `extra`: other input files (recorded runs, --instances), stamped after the sources.
+// `excluded`: directories the walk leaves out (sema::SourceFilter; the build's store and build
+// directory).
 InputsRecord take_stamp(const std::vector<std::string>& paths, bool hash_racy,
-                        const std::vector<std::string>& extra = {});
+                        const std::vector<std::string>& extra = {},
+                        const std::vector<std::string>& excluded = {});
 
 // The size and mtime of a file; false when it cannot be stat()ed.
 bool stat_file(const std::string& path, int64_t& size, int64_t& mtime_ns);
@@ -39,6 +42,7 @@ std::string content_hash(const std::string& path);
 // differs (for -d explain).
 bool stamp_up_to_date(const InputsRecord& logged, const std::vector<std::string>& paths,
                       const std::string& index_path, std::string& why,
-                      const std::vector<std::string>& extra = {});
+                      const std::vector<std::string>& extra = {},
+                      const std::vector<std::string>& excluded = {});
 
 }  // namespace qd::build

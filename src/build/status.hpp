@@ -1,7 +1,6 @@
-// What a build reports while it runs (STYLE.md "Make the status line an interface plus a printer",
-// after ninja's Status): the builder calls these; StatusPrinter (status_printer.hpp) shows them
-// on a terminal, the driver's --json mode collects them, tests record them. The builder calls
-// a Status from one thread at a time (it serialises calls from its compile threads).
+// What a build reports while it runs: the builder calls these; StatusPrinter (status_printer.hpp)
+// shows them on a terminal, the driver's --json mode collects them, tests record them. The builder
+// calls a Status from one thread at a time (it serialises calls from its compile threads).
 #pragma once
 
 #include <cstddef>

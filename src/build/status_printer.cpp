@@ -46,12 +46,18 @@ void StatusPrinter::diagnostics(const sema::Analysis& analysis,
 void StatusPrinter::kernel_failed(const sema::Analysis& analysis, const std::string& kernel_id,
                                   const std::vector<sema::SemaDiagnostic>& list,
                                   const std::vector<std::string>& messages) {
-  std::string text = m_printer.red("FAILED:") + " " + kernel_id + "\n";
-  text += render_diagnostics(analysis, list);
+  m_printer.print(failed_block(m_printer, kernel_id, render_diagnostics(analysis, list), messages));
+}
+
+std::string failed_block(const LinePrinter& printer, const std::string& kernel_id,
+                         const std::string& diagnostics_text,
+                         const std::vector<std::string>& messages) {
+  std::string text = printer.red("FAILED:") + " " + kernel_id + "\n";
+  text += diagnostics_text;
   for (const std::string& m : messages) {
     text += m + "\n";
   }
-  m_printer.print(text);
+  return text;
 }
 
 void StatusPrinter::info(const std::string& message) { m_printer.print(message + "\n"); }

@@ -16,6 +16,12 @@ namespace qd::build {
 std::string render_diagnostics(const sema::Analysis& analysis,
                                const std::vector<sema::SemaDiagnostic>& list);
 
+// `FAILED: <kernel id>` (red when `printer` has colour), then the diagnostics' text and the
+// other lines, each ending in '\n'.
+std::string failed_block(const LinePrinter& printer, const std::string& kernel_id,
+                         const std::string& diagnostics_text,
+                         const std::vector<std::string>& messages);
+
 class StatusPrinter : public Status {
 public:
   explicit StatusPrinter(LinePrinter printer) : m_printer(std::move(printer)) {}

@@ -28,8 +28,6 @@ bool is_config_name(std::string_view name) {
   return name == "qdbuild.toml" || name == "pyproject.toml";
 }
 
-bool is_hidden(std::string_view name) { return !name.empty() && name[0] == '.'; }
-
 std::string join(const std::string& dir, std::string_view name) {
   if (dir.empty() || dir == ".") {
     return std::string(name);
@@ -116,10 +114,10 @@ bool Watcher::add_tree(const std::string& path, WatchBatch* found, std::string& 
       continue;  // directory symlinks are not followed (find_sources)
     }
     if (it->is_directory(tec)) {
-      if (!is_hidden(name)) {
+      if (!m_filter.skip_dir(join(path, name))) {
         subdirs.push_back(join(path, name));
       }
-    } else if (found != nullptr && name.ends_with(".py")) {
+    } else if (found != nullptr && name.ends_with(".py") && !m_filter.skip_file(join(path, name))) {
       found->changed.insert(join(path, name));
     }
   }
@@ -132,7 +130,10 @@ bool Watcher::add_tree(const std::string& path, WatchBatch* found, std::string& 
   return true;
 }
 
-bool Watcher::start(const std::vector<std::string>& paths, std::string& error) {
+bool Watcher::start(const std::vector<std::string>& paths, std::string& error,
+                    const std::vector<std::string>& excluded) {
+  m_excluded = excluded;
+  m_filter = sema::SourceFilter(m_excluded);
   if (const char* env = std::getenv("QDBUILD_WATCH_LIMIT"); env != nullptr && *env != '\0') {
     m_limit = static_cast<size_t>(std::strtoull(env, nullptr, 10));
   }
@@ -241,7 +242,7 @@ bool Watcher::drain(WatchBatch& out, bool& burst, bool& relevant, std::string& e
       }
       std::string full = join(d.path, name);
       if ((ev->mask & IN_ISDIR) != 0) {
-        if (!d.recursive || is_hidden(name)) {
+        if (!d.recursive || m_filter.skip_dir(full)) {
           continue;
         }
         burst = relevant = true;
@@ -267,8 +268,14 @@ bool Watcher::drain(WatchBatch& out, bool& burst, bool& relevant, std::string& e
         continue;
       }
       bool config = d.configs && is_config_name(name);
+      if (d.recursive && name == ".gitignore") {
+        // Which sources exist may have changed: read the rules again, build again.
+        m_filter = sema::SourceFilter(m_excluded);
+        config = true;
+      }
       // A file named on the command line (a source, a recorded run) counts whatever its name.
-      bool source = (d.recursive && name.ends_with(".py")) || d.files.count(std::string(name)) != 0;
+      bool source = (d.recursive && name.ends_with(".py") && !m_filter.skip_file(full)) ||
+                    d.files.count(std::string(name)) != 0;
       if (!config && !source) {
         continue;
       }

@@ -1,7 +1,10 @@
 // Watching source trees for `qdbuild build --watch` (issue 8; docs/build.md "Watch mode"): Linux
-// inotify on every directory under the paths (recursively; hidden directories skipped, as
-// sema::find_sources does), on the directory of each file argument, and on each directory that
-// holds a configuration candidate (qdbuild.toml / pyproject.toml in the source root and above).
+// inotify on every directory under the paths (recursively; what sema::SourceFilter leaves out of
+// the source walk is not watched either: hidden directories, the store and the build directory,
+// directories with a CACHEDIR.TAG, .gitignore'd ones), on the directory of each file argument, and
+// on each directory that holds a configuration candidate (qdbuild.toml / pyproject.toml in the
+// source root and above). A .gitignore'd `*.py` file is not relevant; a changed .gitignore is (the
+// rules are read again; directories it no longer ignores are watched from the next start).
 //
 // Relevant names: `*.py` under a watched tree (a file argument: that file), and the two config
 // names. A batch holds the relevant paths that were written (closed after writing), created,
@@ -22,6 +25,8 @@
 #include <set>
 #include <string>
 #include <vector>
+
+#include "sema/source_tree.hpp"
 
 namespace qd::build {
 
@@ -45,7 +50,9 @@ public:
 
   // Sets up the watches. False with `error` when inotify is unavailable or its limits are too low
   // (the message names fs.inotify.max_user_watches / max_user_instances and how to raise them).
-  bool start(const std::vector<std::string>& paths, std::string& error);
+  // `excluded`: directories never watched (the store, the build directory; sema::SourceFilter).
+  bool start(const std::vector<std::string>& paths, std::string& error,
+             const std::vector<std::string>& excluded = {});
 
   enum class Wait { batch, stopped, error };
   // Blocks for the next batch. `stop_fd`: readable means stop (a signalfd); -1 for none.
@@ -70,6 +77,8 @@ private:
   std::map<std::string, int> m_wd_of;
   std::set<std::string> m_open_for_write;  // modified, not closed yet
   size_t m_limit = 0;                      // $QDBUILD_WATCH_LIMIT (tests): pretend limit
+  std::vector<std::string> m_excluded;
+  sema::SourceFilter m_filter;
 };
 
 // `fs.inotify.max_user_watches` as /proc reports it ("" when unreadable).

@@ -1,4 +1,4 @@
-// A small indent-aware text emitter for generated C++ (STYLE.md "Make generated C++ readable").
+// A small indent-aware text emitter for generated C++.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// generate_kernel: the visible pass list (STYLE.md "Make the pass pipeline one visible list").
+// generate_kernel: the visible pass list.
 #include "codegen/kernel_codegen.hpp"
 
 #include "codegen/task_codegen.hpp"

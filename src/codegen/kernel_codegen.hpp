@@ -1,10 +1,10 @@
-// qd::codegen: one kernel instance -> C++ translation units, one per offload task (DESIGN.md
-// "Data flow"). This is the interface the build layer (src/build) uses; it runs the whole
+// qd::codegen: one kernel instance -> C++ translation units, one per offload task
+// (docs/compiler.md). This is the interface the build layer (src/build) uses; it runs the whole
 // compiler front half for one instance: lowering (src/ir/lower), the pass pipeline
 // (src/ir/passes, offload split included) and C++ emission. No LLVM here: the backend compiles
 // the units.
 //
-// Determinism and independence (DESIGN.md "Keys and the store"): a unit's text depends only on
+// Determinism and independence (docs/kernel-keys.md, docs/store.md): a unit's text depends only on
 // its own construct (its IR, the argument layout of the parameters it uses, the temporaries it
 // touches, the codegen config), never on its neighbours. Symbol names are derived from the unit's
 // own content, so two equal tasks anywhere produce the same unit, the same task key and the same

@@ -1,15 +1,18 @@
-// qdbuild build PATH... [--store DIR] [--target cpu] [--jobs N] [--json] [-d explain] [-d stats]
-//                       [--dump-ir] [--watch]
+// qdbuild build [PATH...] [--store DIR] [--target cpu] [--jobs N] [--json] [-d explain]
+//                         [-d stats] [--dump-ir] [--watch]
 //
-// Builds every kernel instance under the paths into the store (build/builder.hpp, docs/build.md).
-// Output: source diagnostics as code frames, `FAILED: <kernel>` blocks, a progress line on a smart
-// terminal, and one summary line; --json prints one JSON object on stdout instead. Exit status:
-// 0 built (or nothing to do); 1 a kernel failed or the input has errors; 2 usage; 3 environment
-// or internal failure (store I/O, code the backend rejected: "internal error, please report").
+// A client of qdbuild::build (include/qdbuild/build.hpp; docs/build.md). Without a PATH (or a
+// --store, a --target) the project's [tool.qdbuild] gives them ("Project configuration": the
+// command line wins, then $QDBUILD_STORE for the store, then the config, then the defaults).
+// Output: source diagnostics as code frames, `FAILED: <kernel>` blocks, a progress line on a
+// smart terminal, and one summary line; --json prints one JSON object on stdout instead. Exit
+// status: 0 built (or nothing to do); 1 a kernel failed or the input has errors; 2 usage; 3
+// environment or internal failure (store I/O, code the backend rejected).
 //
-// --watch (issue 8, docs/build.md "Watch mode"): the same Builder runs again after each batch of
-// source changes (build/watcher.hpp); one line per rebuild (build/watch_line.hpp), or with --json
-// one JSON object per line per build. SIGINT / SIGTERM stop it between builds: exit 0.
+// --watch (docs/build.md "Watch mode"; `qdbuild --watch` is the same): a qdbuild::Builder runs
+// again after each batch of source changes (build/watcher.hpp); one line per rebuild
+// (build/watch_line.hpp), or with --json one JSON object per line per build. SIGINT / SIGTERM
+// stop it between builds: exit 0.
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -22,13 +25,11 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "build/build_target.hpp"
-#include "build/builder.hpp"
-#include "build/status_printer.hpp"
 #include "build/watch_line.hpp"
 #include "build/watcher.hpp"
 #include "driver/commands.hpp"
-#include "driver/diagnostic_output.hpp"
+#include "qdbuild/build.hpp"
+#include "sema/analysis.hpp"
 
 namespace qd::driver {
 
@@ -36,20 +37,12 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// --json: diagnostics are collected for the JSON object; explain/stats lines and tool messages go
-// to stderr so stdout holds only the object.
-class JsonStatus : public build::Status {
+// --json: explain/stats lines and tool messages go to stderr so stdout holds only the object;
+// the diagnostics come with the result.
+class JsonReporter : public qdbuild::Reporter {
 public:
-  void diagnostics(const sema::Analysis& a,
-                   const std::vector<sema::SemaDiagnostic>& list) override {
-    for (const sema::SemaDiagnostic& d : list) {
-      m_diagnostics.push_back(Json::parse(diagnostic_json_text(a, d)));
-    }
-  }
-  void kernel_failed(const sema::Analysis& a, const std::string& kernel_id,
-                     const std::vector<sema::SemaDiagnostic>& list,
+  void kernel_failed(const std::string& kernel_id, const std::vector<qdbuild::Diagnostic>&,
                      const std::vector<std::string>& messages) override {
-    diagnostics(a, list);
     for (const std::string& m : messages) {
       std::fprintf(stderr, "qdbuild: %s: %s\n", kernel_id.c_str(), m.c_str());
     }
@@ -62,35 +55,71 @@ public:
     std::fprintf(stderr, "qdbuild: error: %s\n", message.c_str());
   }
   void output(const std::string& text) override { std::fputs(text.c_str(), stderr); }
-
-  Json take() { return std::move(m_diagnostics); }
-
-private:
-  Json m_diagnostics = Json::array();
 };
 
-Json to_json(const build::BuildResult& r, Json diagnostics) {
+Json diagnostic_json(const qdbuild::Diagnostic& d) {
+  Json j;
+  j["file"] = d.file;
+  j["line"] = d.line;
+  j["col"] = d.col;
+  j["end_line"] = d.end_line;
+  j["end_col"] = d.end_col;
+  j["severity"] = d.severity;
+  j["code"] = d.code;
+  j["kernel"] = d.kernel.empty() ? Json(nullptr) : Json(d.kernel);
+  j["message"] = d.message;
+  return j;
+}
+
+Json to_json(const qdbuild::BuildResult& r) {
   Json j;
   j["kernels"] = r.kernels;
   j["instances"] = r.instances;
   j["tasks"] = {
-      {"total", r.tasks_total}, {"compiled", r.tasks_compiled}, {"reused", r.tasks_reused}};
+      {"total", r.tasks.total}, {"compiled", r.tasks.compiled}, {"reused", r.tasks.reused}};
   j["modules_linked"] = r.modules_linked;
   j["failed"] = r.failed;
   j["skipped"] = r.skipped;
   j["noop"] = r.noop;
   j["time_s"] = r.time_s;
+  Json diagnostics = Json::array();
+  for (const qdbuild::Diagnostic& d : r.diagnostics) {
+    diagnostics.push_back(diagnostic_json(d));
+  }
   j["diagnostics"] = std::move(diagnostics);
   return j;
 }
 
-Json event_json(const char* event, const build::WatchBatch& batch, const build::BuildResult& r,
-                Json diagnostics) {
+// The internal result watch_line() reads (the line per rebuild).
+build::BuildResult internal_result(const qdbuild::BuildResult& r) {
+  build::BuildResult out;
+  out.noop = r.noop;
+  out.kernels = r.kernels;
+  out.instances = r.instances;
+  out.tasks_total = r.tasks.total;
+  out.tasks_compiled = r.tasks.compiled;
+  out.tasks_reused = r.tasks.reused;
+  out.modules_linked = r.modules_linked;
+  out.failed = r.failed;
+  out.skipped = r.skipped;
+  out.time_s = r.time_s;
+  out.input_error = r.input_error;
+  out.internal_error = r.internal_error;
+  out.lowered = r.lowered;
+  out.removed = r.removed;
+  out.errors = r.errors;
+  out.compile_ms = r.compile_ms;
+  // lowered_tasks: the units of the lowered instances (watch_line's "1/5 tasks rebuilt").
+  out.lowered_tasks = r.lowered_tasks;
+  return out;
+}
+
+Json event_json(const char* event, const build::WatchBatch& batch, const qdbuild::BuildResult& r) {
   Json j;
   j["event"] = event;
   j["changed"] = batch.changed;
   j["deleted"] = batch.deleted;
-  Json counts = to_json(r, std::move(diagnostics));
+  Json counts = to_json(r);
   for (auto& [k, v] : counts.items()) {
     j[k] = std::move(v);
   }
@@ -98,7 +127,7 @@ Json event_json(const char* event, const build::WatchBatch& batch, const build::
   j["removed"] = r.removed;
   j["errors"] = r.errors;
   j["compile_ms"] = r.compile_ms;
-  j["ok"] = !r.internal_error && r.failed.empty() && !r.input_error;
+  j["ok"] = r.ok();
   return j;
 }
 
@@ -109,7 +138,7 @@ void print_json(const Json& j) {
 }
 
 // The watch loop: the first build, then one build per batch of changes, until a signal.
-ExitStatus watch(const build::BuildOptions& options, bool json) {
+ExitStatus watch(const qdbuild::ResolvedBuild& resolved, bool json) {
   // Signals wait for the loop (never in the middle of a publish): blocked in every thread (the
   // build's threads inherit the mask), read through a signalfd.
   sigset_t stop;
@@ -123,25 +152,28 @@ ExitStatus watch(const build::BuildOptions& options, bool json) {
   // Recorded runs (--instances, instances-from) are inputs too: a new record rebuilds.
   build::Watcher watcher;
   std::string error;
-  std::vector<std::string> watched = options.paths;
+  std::vector<std::string> watched = resolved.paths;
   sema::AnalysisOptions records;
-  records.instance_files = options.instance_files;
-  for (std::string& f : sema::record_files(options.paths, records)) {
+  records.instance_files = resolved.options.instance_files;
+  for (std::string& f : sema::record_files(resolved.paths, records)) {
     watched.push_back(std::move(f));
   }
-  if (!watcher.start(watched, error)) {
+  // Neither the store nor the build directory is watched (sema::SourceFilter).
+  std::vector<std::string> excluded = resolved.exclude;
+  excluded.push_back(resolved.store);
+  if (!watcher.start(watched, error, excluded)) {
     std::fprintf(stderr, "qdbuild: error: %s\n", error.c_str());
     return ExitStatus::internal;
   }
-  JsonStatus json_status;
-  build::StatusPrinter printer{build::LinePrinter()};
-  build::Status& status = json ? static_cast<build::Status&>(json_status) : printer;
-  build::Builder builder(options, status);
-  build::BuildResult r = builder.run(true);
+  JsonReporter json_reporter;
+  qdbuild::TerminalReporter printer;
+  qdbuild::Reporter* reporter = json ? static_cast<qdbuild::Reporter*>(&json_reporter) : &printer;
+  qdbuild::Builder builder(resolved, resolved.targets.front(), reporter);
+  qdbuild::BuildResult r = builder.run(true);
   if (json) {
-    print_json(event_json("build", {}, r, json_status.take()));
+    print_json(event_json("build", {}, r));
   } else {
-    printer.finish(build::summary_line(r));
+    printer.finish(r.summary);
   }
   std::fprintf(stderr, "qdbuild: watching %zu directories for changes (Ctrl-C to stop)\n",
                watcher.watch_count());
@@ -158,9 +190,9 @@ ExitStatus watch(const build::BuildOptions& options, bool json) {
     }
     r = builder.run(false);
     if (json) {
-      print_json(event_json("rebuild", batch, r, json_status.take()));
+      print_json(event_json("rebuild", batch, r));
     } else {
-      printer.finish(build::watch_line(batch, r));
+      printer.finish(build::watch_line(batch, internal_result(r)));
     }
   }
   if (!json) {
@@ -174,25 +206,29 @@ ExitStatus watch(const build::BuildOptions& options, bool json) {
 
 ExitStatus cmd_build(int argc, char** argv) {
   CLI::App app("Build every kernel under files and directories into a store: analyse, lower,\n"
-               "compile each offload task in parallel, link one module per Python file, publish.",
+               "compile each offload task in parallel, link one module per Python file, publish.\n"
+               "Without PATH, the project's [tool.qdbuild] names the paths, store and targets.\n"
+               "The kernel language it compiles: docs/language.md.",
                "qdbuild build");
-  build::BuildOptions options;
-  options.store_dir = default_store();
-  std::vector<std::string> targets;
+  qdbuild::BuildOptions options;
   std::vector<std::string> debug;
   bool json = false;
   bool watch_mode = false;
-  app.add_option("PATH", options.paths, "files or directories to build")->required();
+  app.add_option("PATH", options.paths,
+                 "files or directories to build (default: `paths` of the project's "
+                 "[tool.qdbuild], else the directory holding its config)");
   app.add_option("--root", options.root,
                  "the source root kernel ids are relative to (default: each directory given; "
                  "--root SITE SITE/genesis names the modules genesis.*)");
   app.add_option("--instances", options.instance_files,
                  "a recorded run (python -m qdrt.record): instances and run-time values "
                  "(repeatable)");
-  app.add_option("--store", options.store_dir,
-                 "the store directory (default: $QDBUILD_STORE, else build/qdstore)");
-  app.add_option("--target", targets,
-                 "cpu (the default), cuda (sm_90) or cuda:sm_XX; repeat to build several");
+  app.add_option("--store", options.store,
+                 "the store directory (default: $QDBUILD_STORE, else the project's `store`, else "
+                 "build/qdstore beside the project's config or in the working directory)");
+  app.add_option("--target", options.targets,
+                 "cpu, cuda (sm_90) or cuda:sm_XX; repeat to build several (default: the "
+                 "project's `targets`, else cpu)");
   app.add_option("-j,--jobs", options.jobs, "parallel jobs (default: number of CPUs)");
   app.add_flag("--json", json, "print one JSON object with the counts instead of text");
   app.add_option("-d", debug, "debug mode: explain (why each kernel is rebuilt), stats (timers)");
@@ -217,54 +253,50 @@ ExitStatus cmd_build(int argc, char** argv) {
       return ExitStatus::usage;
     }
   }
-  if (targets.empty()) {
-    targets.push_back("cpu");
-  }
-  for (const std::string& t : targets) {
-    build::BuildTarget parsed;
-    std::string error;
-    if (!build::BuildTarget::parse(t, parsed, error)) {
-      std::fprintf(stderr, "qdbuild: error: %s\n", error.c_str());
-      return ExitStatus::usage;
-    }
-  }
-  if (options.store_dir.empty()) {
+  if (app.count("--store") != 0 && options.store.empty()) {
     std::fprintf(stderr, "qdbuild: error: --store needs a directory\n");
     return ExitStatus::usage;
   }
-
+  qdbuild::ResolvedBuild resolved = qdbuild::resolve(options);
+  for (const std::string& e : resolved.errors) {
+    std::fprintf(stderr, "qdbuild: error: %s\n", e.c_str());
+  }
+  for (const qdbuild::Diagnostic& d : resolved.config_errors) {
+    std::fputs(d.text.c_str(), stderr);
+  }
+  if (resolved.exit != qdbuild::Exit::ok) {
+    return static_cast<ExitStatus>(resolved.exit);
+  }
   if (watch_mode) {
-    if (targets.size() > 1) {
-      std::fprintf(stderr, "qdbuild: error: --watch builds one target (got %zu)\n", targets.size());
+    if (resolved.targets.size() > 1) {
+      std::fprintf(stderr, "qdbuild: error: --watch builds one target (got %zu)\n",
+                   resolved.targets.size());
       return ExitStatus::usage;
     }
-    options.target = targets.front();
-    return watch(options, json);
+    return watch(resolved, json);
   }
   // One build per target, in order (each has its own log records, entries and modules).
   bool internal = false;
   bool failed = false;
   Json per_target = Json::array();
-  for (const std::string& t : targets) {
-    options.target = t;
-    build::BuildResult r;
+  for (const std::string& t : resolved.targets) {
     if (json) {
-      JsonStatus status;
-      r = build::run_build(options, status);
-      Json j = to_json(r, status.take());
+      JsonReporter reporter;
+      qdbuild::Builder builder(resolved, t, &reporter);
+      qdbuild::BuildResult r = builder.run();
+      Json j = to_json(r);
       j["target"] = t;
       per_target.push_back(std::move(j));
+      internal = internal || r.internal_error;
+      failed = failed || !r.failed.empty() || r.input_error;
     } else {
-      build::StatusPrinter status{build::LinePrinter()};
-      r = build::run_build(options, status);
-      std::string line = build::summary_line(r);
-      if (targets.size() > 1) {
-        line = "[" + t + "] " + line;
-      }
-      status.finish(line);
+      qdbuild::TerminalReporter reporter;
+      qdbuild::Builder builder(resolved, t, &reporter);
+      qdbuild::BuildResult r = builder.run();
+      reporter.finish(resolved.targets.size() > 1 ? "[" + t + "] " + r.summary : r.summary);
+      internal = internal || r.internal_error;
+      failed = failed || !r.failed.empty() || r.input_error;
     }
-    internal = internal || r.internal_error;
-    failed = failed || !r.failed.empty() || r.input_error;
   }
   if (json) {
     // One target: its object, as before. Several: their objects under "targets".

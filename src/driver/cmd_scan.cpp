@@ -5,8 +5,9 @@
 // the file was found under (for a file argument, its name), `decorator` holds the decorator's
 // keyword arguments as written (JSON values for literals, source text otherwise; see
 // sema/kernel_scan.hpp), `decorator_name` is kernel/func/real_func/pyfunc, and `errors` are
-// diagnostics in DESIGN.md's JSON form. A file with errors lists no defs. Without --json: a table
-// on stdout, diagnostics with code frames on stderr. Exit status 1 when any file had an error.
+// diagnostics in the JSON form of `check --format json`. A file with errors lists no defs. Without
+// --json: a table on stdout, diagnostics with code frames on stderr. Exit status 1 when any file
+// had an error.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "api/paths.hpp"
 #include "driver/commands.hpp"
 #include "sema/kernel_scan.hpp"
 #include "sema/source_tree.hpp"
@@ -32,7 +34,7 @@ using Json = nlohmann::ordered_json;
 struct FileReport {
   std::vector<sema::KernelDef> defs;
   std::vector<std::string> error_text;  // rendered with code frames
-  std::vector<std::string> error_json;  // DESIGN.md JSON objects
+  std::vector<std::string> error_json;  // JSON objects as `check --format json` prints them
 };
 
 void scan_file(const sema::SourceEntry& entry, FileReport& report) {
@@ -178,7 +180,8 @@ ExitStatus cmd_scan(int argc, char** argv) {
     return rc == 0 ? ExitStatus::ok : ExitStatus::usage;
   }
 
-  sema::SourceTree tree = sema::find_sources(paths);
+  // The same files a build of these paths reads (the build directory and store left out).
+  sema::SourceTree tree = sema::find_sources(paths, "", api::project_excludes());
   ExitStatus status = ExitStatus::ok;
   for (const std::string& e : tree.errors) {
     std::fprintf(stderr, "qdbuild: error: %s\n", e.c_str());

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "driver/commands.hpp"
+#include "qdbuild/build.hpp"
 #include "store/backend.hpp"
 #include "store/gc.hpp"
 #include "store/local_store.hpp"
@@ -24,6 +25,13 @@
 namespace qd::driver {
 
 std::string default_store() {
+  // As qdbuild build resolves it (include/qdbuild/build.hpp): $QDBUILD_STORE, else the project's.
+  qdbuild::BuildOptions o;
+  o.paths = {"."};  // only the store is wanted: no "no PATH" error
+  qdbuild::ResolvedBuild r = qdbuild::resolve(o);
+  if (r.exit == qdbuild::Exit::ok) {
+    return r.store;
+  }
   const char* env = std::getenv("QDBUILD_STORE");
   return env != nullptr && *env != '\0' ? env : "build/qdstore";
 }

@@ -5,9 +5,10 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "driver/commands.hpp"
-#include "driver/edit_distance.hpp"
+#include "support/edit_distance.hpp"
 
 namespace qd::driver {
 
@@ -30,7 +31,11 @@ void print_usage(std::FILE* out) {
   for (const Command& c : commands()) {
     std::fprintf(out, "  %-*s  %s\n", static_cast<int>(width), c.name, c.help);
   }
-  std::fprintf(out, "\n`qdbuild COMMAND --help` describes a command's options.\n");
+  std::fprintf(out, "  %-*s  %s\n", static_cast<int>(width), "--watch",
+               "the same as `qdbuild build --watch`");
+  std::fprintf(out, "\n`qdbuild COMMAND --help` describes a command's options. In a project (a "
+                    "pyproject.toml\nwith [tool.qdbuild], or a qdbuild.toml) `qdbuild build` and "
+                    "`qdbuild --watch` need no\narguments.\n");
 }
 
 const Command* find_command(std::string_view name) {
@@ -98,6 +103,14 @@ ExitStatus run_checked(int argc, char** argv) {
   if (name == "--version") {
     return cmd_version(0, nullptr);
   }
+  if (name == "--watch") {
+    // `qdbuild --watch [ARGS...]` is `qdbuild build --watch [ARGS...]`.
+    std::vector<char*> args(argv, argv + argc);
+    char build[] = "build";
+    args.insert(args.begin() + 1, build);
+    args.push_back(nullptr);
+    return dispatch(*find_command("build"), argc + 1, args.data());
+  }
   const Command* c = find_command(name);
   if (c == nullptr) {
     unknown_command(name);
@@ -133,7 +146,7 @@ std::string_view suggest_command(std::string_view name) {
     std::string_view candidate = c.name;
     // Allow about one edit in three characters, and always two ("sacn" -> "scan").
     size_t limit = std::max<size_t>(2, std::max(name.size(), candidate.size()) / 3);
-    size_t d = edit_distance(name, candidate, limit);
+    size_t d = support::edit_distance(name, candidate, limit);
     if (d <= limit && (best.empty() || d < best_distance)) {
       best = candidate;
       best_distance = d;

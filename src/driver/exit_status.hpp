@@ -1,4 +1,4 @@
-// Exit statuses of every qdbuild command (DESIGN.md "Contracts").
+// Exit statuses of every qdbuild command (README "Commands").
 #pragma once
 
 namespace qd::driver {

@@ -1,4 +1,4 @@
-// Scalar types of the kernel IR (kernel-language.md §1.4) and the promotion table.
+// Scalar types of the kernel IR (docs/language.md §3) and the promotion table.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +20,7 @@ uint32_t qdrt_dtype(DType t);    // QDRT_DTYPE_*
 // "i32" / "int32" / "float32" ... -> the type; f16 and unknown names give nullopt.
 std::optional<DType> dtype_from_name(std::string_view name);
 
-// kernel-language.md §1.4: real beats integral; between reals more bits win; between integers
+// docs/language.md §3: real beats integral; between reals more bits win; between integers
 // more bits win, and at equal width unsigned wins (u1 is the narrowest unsigned).
 DType promoted(DType a, DType b);
 

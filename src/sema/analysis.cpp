@@ -542,7 +542,7 @@ std::vector<std::string> record_files(const std::vector<std::string>& paths,
 Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& options) {
   Analysis a;
   PhaseTimer timer;
-  SourceTree tree = find_sources(paths, options.root);
+  SourceTree tree = find_sources(paths, options.root, options.exclude);
   a.tool_errors = tree.errors;
   a.program = build_program(tree, options.jobs, !options.parse_only, options.parse_cache);
   timer.mark("parse+collect");

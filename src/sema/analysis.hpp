@@ -64,6 +64,7 @@ struct AnalysisOptions {
   std::string config_dir;       // where to look for the config ("" = the first path's root)
   std::string root;             // --root: the source root module names are relative to
   std::vector<std::string> instance_files;  // --instances: recorded runs (docs/record.md)
+  std::vector<std::string> exclude;         // directories the walk leaves out (sema::SourceFilter)
   // Reuse the parses of unchanged files between analyses (`qdbuild build --watch`).
   ParseCache* parse_cache = nullptr;
 };

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "support/edit_distance.hpp"
 #include "support/file_io.hpp"
 #include "syntax/ast_nodes.hpp"
 #include "syntax/parser.hpp"
@@ -86,16 +87,23 @@ bool check_define(const std::string& name, const std::string& python, std::strin
 
 namespace {
 
-void error_at(std::vector<ConfigError>& errors, const std::string& path, const toml::node* n,
-              std::string message) {
+void error_at(std::vector<ConfigError>& errors, const std::string& path,
+              const toml::source_region& where, std::string message, std::string key) {
   ConfigError e;
   e.path = path;
-  if (n != nullptr && n->source().begin) {
-    e.line = static_cast<int32_t>(n->source().begin.line);
-    e.col = static_cast<int32_t>(n->source().begin.column) - 1;
+  e.key = std::move(key);
+  if (where.begin) {
+    e.line = static_cast<int32_t>(where.begin.line);
+    e.col = static_cast<int32_t>(where.begin.column) - 1;
   }
   e.message = std::move(message);
   errors.push_back(std::move(e));
+}
+
+void error_at(std::vector<ConfigError>& errors, const std::string& path, const toml::node* n,
+              std::string message, std::string key = "") {
+  error_at(errors, path, n != nullptr ? n->source() : toml::source_region{}, std::move(message),
+           std::move(key));
 }
 
 bool to_value(const toml::node& n, ConfigValue& out, const std::string& path,
@@ -144,6 +152,20 @@ std::string display_path(const std::string& path) {
   fs::path rel = fs::path(path).lexically_relative(fs::current_path(ec));
   std::string text = rel.generic_string();
   return ec || text.empty() || text.starts_with("..") ? path : text;
+}
+
+// A path written in the config file: relative to the file's directory.
+std::string relative_to_config(const std::string& config, const std::string& written) {
+  fs::path f = written;
+  if (f.is_relative()) {
+    std::error_code ec;
+    f = fs::absolute(fs::path(config), ec).parent_path() / f;
+  }
+  std::string out = f.lexically_normal().string();
+  if (out.size() > 1 && out.back() == '/') {
+    out.pop_back();
+  }
+  return out;
 }
 
 void read_instances(const toml::table& t, BuildConfig& c, const std::string& path,
@@ -271,8 +293,69 @@ void read_table(const toml::table& t, BuildConfig& c, const std::string& path,
       } else {
         error_at(errors, path, &node, "'instances' must be a table");
       }
+    } else if (k == "paths") {
+      std::vector<const toml::node*> items;
+      if (node.is_string()) {
+        items.push_back(&node);
+      } else if (const auto* arr = node.as_array()) {
+        for (const toml::node& e : *arr) {
+          items.push_back(&e);
+        }
+      }
+      if (items.empty()) {
+        error_at(errors, path, &node, "'paths' must be a path or a non-empty list of paths", k);
+        continue;
+      }
+      for (const toml::node* e : items) {
+        if (!e->is_string() || e->value<std::string>()->empty()) {
+          error_at(errors, path, e, "'paths' must name files or directories (non-empty strings)",
+                   k);
+          continue;
+        }
+        c.paths.push_back(relative_to_config(path, *e->value<std::string>()));
+      }
+    } else if (k == "store") {
+      if (!node.is_string() || node.value<std::string>()->empty()) {
+        error_at(errors, path, &node, "'store' must be a directory (a non-empty string)", k);
+        continue;
+      }
+      c.store = relative_to_config(path, *node.value<std::string>());
+    } else if (k == "targets") {
+      std::vector<const toml::node*> items;
+      if (node.is_string()) {
+        items.push_back(&node);
+      } else if (const auto* arr = node.as_array()) {
+        for (const toml::node& e : *arr) {
+          items.push_back(&e);
+        }
+      }
+      if (items.empty()) {
+        error_at(errors, path, &node, "'targets' must be a target or a non-empty list of them", k);
+        continue;
+      }
+      for (const toml::node* e : items) {
+        std::string arch;
+        std::string caps;
+        if (!e->is_string()) {
+          error_at(errors, path, e, "'targets' must hold strings (cpu, cuda or cuda:sm_XX)", k);
+          continue;
+        }
+        std::string t = *e->value<std::string>();
+        if (!parse_target(t, arch, caps)) {
+          error_at(errors, path, e, "unknown target '" + t + "' (cpu, cuda or cuda:sm_XX)", k);
+          continue;
+        }
+        c.targets.push_back(t);
+      }
     } else {
-      // Other tools' and later commands' keys (store, targets, ...) are not ours to reject.
+      std::string message = "unknown key '" + k + "'";
+      std::string_view hint = support::closest(
+          k, {"arch", "opt_level", "fast_math", "debug", "default_ip", "default_fp", "instances",
+              "instances-from", "defines", "paths", "store", "targets"});
+      if (!hint.empty()) {
+        message += ", did you mean '" + std::string(hint) + "'?";
+      }
+      error_at(errors, path, key.source(), message, k);
     }
   }
 }
@@ -311,37 +394,62 @@ BuildConfig parse_build_config(const std::string& text, const std::string& path,
   return c;
 }
 
-BuildConfig load_build_config(const std::string& start_dir, std::vector<ConfigError>& errors) {
+namespace {
+
+// The first config candidate from `start_dir` up, with its text; "" when none.
+std::string find_config(const std::string& start_dir, std::string& text,
+                        std::vector<ConfigError>* errors) {
   std::error_code ec;
   fs::path dir = fs::absolute(start_dir.empty() ? "." : start_dir, ec);
   if (ec) {
-    return {};
+    return "";
   }
   dir = dir.lexically_normal();
+  if (!dir.empty() && dir.filename().empty()) {
+    dir = dir.parent_path();  // "/a/b/" -> "/a/b"
+  }
   while (true) {
     for (const char* name : {"qdbuild.toml", "pyproject.toml"}) {
       fs::path f = dir / name;
       if (!fs::is_regular_file(f, ec)) {
         continue;
       }
-      std::string text;
       std::string error;
       if (!support::read_file(f.string(), text, error)) {
-        errors.push_back({f.string(), 1, 0, error});
-        return {};
+        if (errors != nullptr) {
+          errors->push_back({f.string(), 1, 0, error, ""});
+        }
+        return "";
       }
       bool pyproject = std::string(name) == "pyproject.toml";
       if (pyproject && text.find("tool.qdbuild") == std::string::npos) {
         continue;  // a pyproject without our table: keep looking upwards
       }
-      return parse_build_config(text, f.string(), pyproject, errors);
+      return f.string();
     }
     if (!dir.has_parent_path() || dir.parent_path() == dir) {
       break;
     }
     dir = dir.parent_path();
   }
-  return {};
+  return "";
+}
+
+}  // namespace
+
+std::string find_build_config(const std::string& start_dir) {
+  std::string text;
+  return find_config(start_dir, text, nullptr);
+}
+
+BuildConfig load_build_config(const std::string& start_dir, std::vector<ConfigError>& errors) {
+  std::string text;
+  std::string file = find_config(start_dir, text, &errors);
+  if (file.empty()) {
+    return {};
+  }
+  bool pyproject = fs::path(file).filename() == "pyproject.toml";
+  return parse_build_config(text, file, pyproject, errors);
 }
 
 }  // namespace qd::sema

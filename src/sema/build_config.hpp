@@ -9,7 +9,7 @@
 //   default_ip = "i32"
 //   default_fp = "f32"
 //
-//   # Instances (DESIGN.md "Instances"): values for template parameters, partially typed
+//   # Instances (docs/build.md): values for template parameters, partially typed
 //   # parameters and compound members, per kernel id. One table is one instance; an array of
 //   # tables gives several.
 //   [tool.qdbuild.instances."physics:step"]
@@ -21,6 +21,12 @@
 //
 //   instances-from = ["scene.qdrecord.json"]  # recorded runs (python -m qdrt.record), relative
 //                                             # to this file; --instances FILE adds more
+//
+//   # The project (`qdbuild build` / `qdbuild --watch` with no PATH; docs/build.md "Project
+//   # configuration"). Paths are relative to this file; the command line overrides each.
+//   paths = ["src"]                           # default: the directory holding this file
+//   store = "build/qdstore"                   # the default shown
+//   targets = ["cpu", "cuda:sm_90"]           # default ["cpu"]; a string is one target
 //
 //   # Run-time configuration: values of module globals an app sets at run time (docs/record.md).
 //   # A number or bool is the value; a string is a Python expression (`"quadrants.f32"`).
@@ -70,6 +76,11 @@ struct BuildConfig {
   std::map<std::string, std::vector<std::string>> instance_sources;
   std::vector<std::string> instances_from;  // record files named by the config (absolute)
   std::map<std::string, Define> defines;    // "module.name" -> its run-time value
+  // The project: `paths` and `store` absolute (written relative to the config file); empty when
+  // the file does not give them. `targets` as written ("cpu", "cuda:sm_90").
+  std::vector<std::string> paths;
+  std::string store;
+  std::vector<std::string> targets;
 
   std::string codegen_text() const;  // the "config" key component
 };
@@ -79,11 +90,16 @@ struct ConfigError {
   int32_t line = 1;
   int32_t col = 0;
   std::string message;
+  std::string key;  // the [tool.qdbuild] key it is about ("" for the file as a whole)
 };
+// A key the table does not know is an error too ("unknown key 'storee', did you mean 'store'?").
 
 // Looks for qdbuild.toml / pyproject.toml (with a [tool.qdbuild] table) in `start_dir` and its
-// parents. Returns the defaults when none is found; problems go to `errors`.
+// parents. Returns the defaults when none is found (source ""); problems go to `errors`.
 BuildConfig load_build_config(const std::string& start_dir, std::vector<ConfigError>& errors);
+
+// The config file load_build_config would read from `start_dir` (absolute), or "" when none.
+std::string find_build_config(const std::string& start_dir);
 
 // Parses config text (for tests). `pyproject` selects the [tool.qdbuild] table.
 BuildConfig parse_build_config(const std::string& text, const std::string& path, bool pyproject,

@@ -55,5 +55,56 @@ TEST_CASE(
   CHECK_FALSE(parse_target("tpu", arch, caps));
 }
 
+TEST_CASE("config: project keys are relative to the config file") {
+  std::vector<ConfigError> errors;
+  BuildConfig c = parse_build_config(
+      "[tool.qdbuild]\npaths = [\"src\", \"../common/k.py\"]\nstore = \"out/st/\"\n"
+      "targets = \"cuda:sm_90\"\n",
+      "/p/proj/pyproject.toml", true, errors);
+  CHECK(errors.empty());
+  CHECK(c.paths == std::vector<std::string>{"/p/proj/src", "/p/common/k.py"});
+  CHECK(c.store == "/p/proj/out/st");
+  CHECK(c.targets == std::vector<std::string>{"cuda:sm_90"});
+  c = parse_build_config("paths = \"/abs/src\"\ntargets = [\"cpu\", \"cuda\"]\n", "/p/qdbuild.toml",
+                         false, errors);
+  CHECK(errors.empty());
+  CHECK(c.paths == std::vector<std::string>{"/abs/src"});
+  CHECK(c.store.empty());
+  CHECK(c.targets == std::vector<std::string>{"cpu", "cuda"});
+}
+
+TEST_CASE("config: project keys of the wrong type, unknown keys") {
+  std::vector<ConfigError> errors;
+  parse_build_config("paths = []\nstore = 3\ntargets = [\"tpu\", 7]\nstoree = \"x\"\n"
+                     "[tool]\n",
+                     "/p/qdbuild.toml", false, errors);
+  REQUIRE(errors.size() == 6);
+  CHECK(errors[0].message == "'paths' must be a path or a non-empty list of paths");
+  CHECK(errors[0].key == "paths");
+  CHECK(errors[0].line == 1);
+  CHECK(errors[0].col == 8);
+  CHECK(errors[1].message == "'store' must be a directory (a non-empty string)");
+  CHECK(errors[1].line == 2);
+  CHECK(errors[2].message == "unknown target 'tpu' (cpu, cuda or cuda:sm_XX)");
+  CHECK(errors[2].line == 3);
+  CHECK(errors[2].col == 11);
+  CHECK(errors[3].message == "'targets' must hold strings (cpu, cuda or cuda:sm_XX)");
+  CHECK(errors[4].message == "unknown key 'storee', did you mean 'store'?");
+  CHECK(errors[4].key == "storee");
+  CHECK(errors[4].line == 4);
+  CHECK(errors[4].col == 0);  // at the key
+  CHECK(errors[5].message == "unknown key 'tool'");
+  CHECK(errors[5].line == 5);
+}
+
+TEST_CASE("config: find_build_config") {
+  std::filesystem::create_directories("find/a/b");
+  std::ofstream("find/pyproject.toml") << "[tool.qdbuild]\nstore = \"s\"\n";
+  std::string found = find_build_config("find/a/b");
+  CHECK(found.ends_with("/find/pyproject.toml"));
+  CHECK(std::filesystem::path(found).is_absolute());
+  std::filesystem::create_directories("nothing_here");
+}
+
 }  // namespace
 }  // namespace qd::sema

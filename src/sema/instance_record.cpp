@@ -424,7 +424,7 @@ bool read_record(const std::string& path, BuildConfig& config, std::vector<Confi
   std::string text;
   std::string error;
   if (!support::read_file(path, text, error)) {
-    errors.push_back({path, 1, 0, "cannot read the instance record: " + error});
+    errors.push_back({path, 1, 0, "cannot read the instance record: " + error, ""});
     return false;
   }
   return read_record_text(text, path, config, errors);
@@ -437,7 +437,7 @@ bool read_record_text(const std::string& text, const std::string& path, BuildCon
   } catch (const json::exception& e) {
     // Every entry guards its own reads; this is the last line (a record whose top level has
     // the wrong shape).
-    errors.push_back({path, 1, 0, std::string("malformed instance record: ") + e.what()});
+    errors.push_back({path, 1, 0, std::string("malformed instance record: ") + e.what(), ""});
     return false;
   }
 }
@@ -449,24 +449,26 @@ static bool read_record_json(const std::string& text, const std::string& path, B
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
     errors.push_back(
-        {path, 1, 0, std::string("the instance record is not valid JSON: ") + e.what()});
+        {path, 1, 0, std::string("the instance record is not valid JSON: ") + e.what(), ""});
     return false;
   }
   if (!doc.is_object() || !doc.contains("format") || !doc.at("format").is_string() ||
       doc.at("format").get<std::string>() != "qdrt-record 1") {
     errors.push_back({path, 1, 0,
                       "not an instance record (expected {\"format\": \"qdrt-record 1\", ...}; "
-                      "python -m qdrt.record writes them)"});
+                      "python -m qdrt.record writes them)",
+                      ""});
     return false;
   }
   if (doc.contains("kernels") && doc.at("kernels").is_object()) {
     for (const auto& [kid, insts] : doc.at("kernels").items()) {
       if (kid.find(':') == std::string::npos) {
-        errors.push_back({path, 1, 0, "kernels['" + kid + "']: not a kernel id (module:qualname)"});
+        errors.push_back(
+            {path, 1, 0, "kernels['" + kid + "']: not a kernel id (module:qualname)", ""});
         continue;
       }
       if (!insts.is_array()) {
-        errors.push_back({path, 1, 0, "kernels['" + kid + "']: not a list of instances"});
+        errors.push_back({path, 1, 0, "kernels['" + kid + "']: not a list of instances", ""});
         continue;
       }
       std::set<std::string> seen;
@@ -484,7 +486,7 @@ static bool read_record_json(const std::string& text, const std::string& path, B
         std::string entry = "kernels['" + kid + "'][" + std::to_string(n) + "]";
         const json& inst = insts[n];
         if (!inst.is_object() || !inst.contains("params") || !inst.at("params").is_object()) {
-          errors.push_back({path, 1, 0, entry + ": not an instance (no \"params\")"});
+          errors.push_back({path, 1, 0, entry + ": not an instance (no \"params\")", ""});
           continue;
         }
         if (inst.contains("autodiff")) {
@@ -495,7 +497,7 @@ static bool read_record_json(const std::string& text, const std::string& path, B
         for (const auto& [name, d] : inst.at("params").items()) {
           RecordedParam r = guarded_param_value(d);
           if (!r.ok) {
-            errors.push_back({path, 1, 0, entry + ": parameter '" + name + "': " + r.why});
+            errors.push_back({path, 1, 0, entry + ": parameter '" + name + "': " + r.why, ""});
             ok = false;
             continue;
           }
@@ -531,7 +533,8 @@ static bool read_record_json(const std::string& text, const std::string& path, B
         try {
           d.python = define_python(v);
         } catch (const json::exception& e) {
-          errors.push_back({path, 1, 0, "defines['" + name + "']: not a value (" + e.what() + ")"});
+          errors.push_back(
+              {path, 1, 0, "defines['" + name + "']: not a value (" + e.what() + ")", ""});
           continue;
         }
         if (d.python.empty()) {
@@ -540,7 +543,7 @@ static bool read_record_json(const std::string& text, const std::string& path, B
       }
       std::string why;
       if (!check_define(name, d.conflict ? "None" : d.python, why)) {
-        errors.push_back({path, 1, 0, "defines: " + why});
+        errors.push_back({path, 1, 0, "defines: " + why, ""});
         continue;
       }
       config.defines[name] = std::move(d);

@@ -1,4 +1,4 @@
-// Kernel keys (DESIGN.md "Keys and the store", level 1): cheap, from sources, computed without
+// Kernel keys (docs/kernel-keys.md): cheap, from sources, computed without
 // running Python. Components, in order (each tagged and hashed on its own, key_hasher.hpp):
 //
 //   tool                 qdbuild version and key ABI version

@@ -1,5 +1,5 @@
-// Purity of fastcache kernels, exactly per seed-fastcache.md (and fixing Quadrants' gaps listed in
-// fastcache-semantics.md §5):
+// Purity of fastcache kernels, exactly per docs/kernel-keys.md (and fixing Quadrants' gaps listed
+// in Quadrants' fastcache):
 //
 //   captured value (body_refs.hpp CaptureRef)          verdict
 //   enum member (`Color.RED`, or a name bound to one)  exempt   (Quadrants flags the bare name)

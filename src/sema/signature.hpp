@@ -1,4 +1,4 @@
-// Kernel signatures: every parameter classified per seed-fastcache.md's parameter table.
+// Kernel signatures: every parameter classified per docs/kernel-keys.md's parameter table.
 //
 //   annotation                                         kind           key holds
 //   qd.types.NDArray[dt, ndim] / [dt] / bare,          ndarray        dtype, ndim, needs_grad,

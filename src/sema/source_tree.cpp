@@ -6,16 +6,13 @@
 #include <filesystem>
 #include <system_error>
 
+#include "support/file_io.hpp"
+
 namespace qd::sema {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-bool is_hidden(const fs::path& p) {
-  std::string name = p.filename().string();
-  return !name.empty() && name[0] == '.' && name != "." && name != "..";
-}
 
 std::string join(const std::string& dir, const std::string& relative) {
   if (dir.empty() || dir == ".") {
@@ -40,8 +37,23 @@ std::string under_root(const std::string& file, const std::string& root) {
   return text;
 }
 
+std::string absolute_normal(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::absolute(path, ec).lexically_normal();
+  std::string text = p.string();
+  if (text.size() > 1 && text.back() == '/') {
+    text.pop_back();
+  }
+  return text;
+}
+
+std::string parent_of(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+}
+
 void walk_directory(const std::string& argument, size_t index, const std::string& root,
-                    SourceTree& out) {
+                    SourceFilter& filter, SourceTree& out) {
   std::vector<SourceEntry> found;
   std::error_code ec;
   fs::recursive_directory_iterator it(argument, fs::directory_options::none, ec);
@@ -57,12 +69,13 @@ void walk_directory(const std::string& argument, size_t index, const std::string
     const fs::directory_entry& entry = *it;
     std::error_code type_ec;
     if (entry.is_directory(type_ec)) {
-      if (is_hidden(entry.path())) {
+      if (filter.skip_dir(entry.path().string())) {
         it.disable_recursion_pending();
       }
       continue;
     }
-    if (entry.path().extension() != ".py" || !entry.is_regular_file(type_ec)) {
+    if (entry.path().extension() != ".py" || !entry.is_regular_file(type_ec) ||
+        filter.skip_file(entry.path().string())) {
       continue;
     }
     SourceEntry e;
@@ -84,6 +97,101 @@ void walk_directory(const std::string& argument, size_t index, const std::string
 
 }  // namespace
 
+SourceFilter::SourceFilter(const std::vector<std::string>& excluded) {
+  for (const std::string& e : excluded) {
+    if (!e.empty()) {
+      m_excluded.push_back(absolute_normal(e));
+    }
+  }
+}
+
+bool SourceFilter::skip_dir(const std::string& path) {
+  std::string name = fs::path(path).filename().string();
+  if (!name.empty() && name[0] == '.') {
+    return true;
+  }
+  std::string abs = absolute_normal(path);
+  for (const std::string& e : m_excluded) {
+    if (abs == e) {
+      return true;
+    }
+  }
+  std::error_code ec;
+  if (fs::is_regular_file(abs + "/CACHEDIR.TAG", ec)) {
+    return true;
+  }
+  return ignored(abs, true);
+}
+
+bool SourceFilter::skip_file(const std::string& path) {
+  return ignored(absolute_normal(path), false);
+}
+
+const std::string& SourceFilter::git_top(const std::string& dir) {
+  auto it = m_top.find(dir);
+  if (it != m_top.end()) {
+    return it->second;
+  }
+  std::error_code ec;
+  std::string top;
+  if (fs::exists(dir + (dir == "/" ? ".git" : "/.git"), ec)) {
+    top = dir;
+  } else if (dir != "/") {
+    top = git_top(parent_of(dir));
+  }
+  return m_top[dir] = top;
+}
+
+const support::IgnoreFile* SourceFilter::rules(const std::string& file) {
+  auto it = m_rules.find(file);
+  if (it == m_rules.end()) {
+    std::optional<support::IgnoreFile> parsed;
+    std::string text;
+    std::string error;
+    if (support::read_file(file, text, error)) {
+      parsed = support::IgnoreFile::parse(text);
+    }
+    it = m_rules.emplace(file, std::move(parsed)).first;
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
+bool SourceFilter::ignored(const std::string& path, bool is_dir) {
+  if (path == "/") {
+    return false;
+  }
+  const std::string& top = git_top(parent_of(path));
+  if (top.empty()) {
+    return false;
+  }
+  // From the top of the work tree down to the entry's directory: a deeper match overrides.
+  std::vector<std::string> dirs;
+  for (std::string d = parent_of(path);; d = parent_of(d)) {
+    dirs.push_back(d);
+    if (d == top || d == "/") {
+      break;
+    }
+  }
+  auto relative = [&](const std::string& dir) {
+    return dir == "/" ? path.substr(1) : path.substr(dir.size() + 1);
+  };
+  support::IgnoreMatch result = support::IgnoreMatch::none;
+  if (const support::IgnoreFile* f = rules(top + "/.git/info/exclude")) {
+    result = f->match(relative(top), is_dir);
+  }
+  for (size_t i = dirs.size(); i-- > 0;) {
+    const support::IgnoreFile* f = rules((dirs[i] == "/" ? "" : dirs[i]) + "/.gitignore");
+    if (f == nullptr) {
+      continue;
+    }
+    support::IgnoreMatch m = f->match(relative(dirs[i]), is_dir);
+    if (m != support::IgnoreMatch::none) {
+      result = m;
+    }
+  }
+  return result == support::IgnoreMatch::ignored;
+}
+
 std::string module_name(const std::string& relative) {
   std::string m = relative;
   if (m.size() >= 3 && m.compare(m.size() - 3, 3, ".py") == 0) {
@@ -98,8 +206,10 @@ std::string module_name(const std::string& relative) {
   return m;
 }
 
-SourceTree find_sources(const std::vector<std::string>& arguments, const std::string& root) {
+SourceTree find_sources(const std::vector<std::string>& arguments, const std::string& root,
+                        const std::vector<std::string>& excluded) {
   SourceTree out;
+  SourceFilter filter(excluded);
   for (size_t i = 0; i < arguments.size(); ++i) {
     const std::string& arg = arguments[i];
     if (!root.empty() && under_root(arg, root).empty() &&
@@ -115,7 +225,7 @@ SourceTree find_sources(const std::vector<std::string>& arguments, const std::st
       continue;
     }
     if (fs::is_directory(st)) {
-      walk_directory(arg, i, root, out);
+      walk_directory(arg, i, root, filter, out);
       continue;
     }
     SourceEntry e;

@@ -1,13 +1,17 @@
 // Finding the Python files under the paths given to a command, and their module names.
 //
-// DESIGN.md contract: a directory argument is a source root; a file argument's root is its
-// directory; `--root DIR` names one root for every argument. A file's module is its path relative
-// to the root, without `.py`, with `/` as `.`; `pkg/__init__.py` is `pkg`, and an `__init__.py`
-// directly in the root is `__init__`.
+// The rule (README "Commands"): a directory argument is a source root; a file argument's root is
+// its directory; `--root DIR` names one root for every argument. A file's module is its path
+// relative to the root, without `.py`, with `/` as `.`; `pkg/__init__.py` is `pkg`, and an
+// `__init__.py` directly in the root is `__init__`.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "support/gitignore.hpp"
 
 namespace qd::sema {
 
@@ -23,12 +27,39 @@ struct SourceTree {
   std::vector<std::string> errors;  // "cannot access 'x': No such file or directory"
 };
 
-// Walks each argument: directories recursively over `*.py` files (hidden directories, whose name
-// starts with '.', are skipped; directory symlinks are not followed), files as given whatever
+// What a walk of a directory argument leaves out (the same for `find_sources`, the no-op stamp
+// and the watcher; docs/build.md "What is built and watched"), below the argument itself:
+//   - hidden directories (a name starting with '.');
+//   - the directories in `excluded` (a build passes its store and the project's build
+//     directory) and everything under them;
+//   - directories holding a CACHEDIR.TAG (every qdbuild store has one, as cargo's target/ does);
+//   - inside a git work tree (a directory above holds `.git`), what its .gitignore files and
+//     .git/info/exclude ignore, with git's precedence (a deeper file's patterns win).
+// An argument itself is never left out: `qdbuild build build/gen` builds build/gen.
+class SourceFilter {
+public:
+  explicit SourceFilter(const std::vector<std::string>& excluded = {});
+
+  bool skip_dir(const std::string& path);   // a directory found under an argument
+  bool skip_file(const std::string& path);  // a file found under an argument
+
+private:
+  bool ignored(const std::string& path, bool is_dir);
+  const std::string& git_top(const std::string& dir);  // "" outside a work tree
+  const support::IgnoreFile* rules(const std::string& file);
+
+  std::vector<std::string> m_excluded;  // absolute, lexically normal
+  std::map<std::string, std::string> m_top;
+  std::map<std::string, std::optional<support::IgnoreFile>> m_rules;
+};
+
+// Walks each argument: directories recursively over `*.py` files (what SourceFilter leaves out
+// is skipped, `excluded` included; directory symlinks are not followed), files as given whatever
 // their extension. Files come in argument order, each argument's files sorted by relative path.
 // With a `root` (--root), module names are relative to it instead (every argument must be
 // under it: `find_sources({"SITE/genesis"}, "SITE")` names the modules genesis.engine...).
-SourceTree find_sources(const std::vector<std::string>& arguments, const std::string& root = "");
+SourceTree find_sources(const std::vector<std::string>& arguments, const std::string& root = "",
+                        const std::vector<std::string>& excluded = {});
 
 // The module name of a root-relative, '/'-separated path ("pkg/__init__.py" -> "pkg").
 std::string module_name(const std::string& relative);

@@ -1,5 +1,5 @@
 // The index file: kernel instances -> records, used in place through mmap. The byte layout is
-// written as a grammar in runtime/include/qdrt/store_format.h (shared with the runtime, which
+// written as a grammar in include/qdrt/store_format.h (shared with the runtime, which
 // reads it with its own code); this is the builder's writer and checked reader.
 //
 // IndexView::open checks the whole file once (magic, version, size, checksum, every offset,

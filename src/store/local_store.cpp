@@ -103,8 +103,25 @@ void LocalStore::warn(const std::string& message) const {
 }
 
 Result<Unit> LocalStore::create() {
+  // The directories above it too (the default store is build/qdstore).
+  for (size_t slash = m_root.find('/', 1); slash != std::string::npos;
+       slash = m_root.find('/', slash + 1)) {
+    if (auto r = make_dir(m_root.substr(0, slash)); !r) {
+      return r;
+    }
+  }
   if (auto r = make_dir(m_root); !r) {
     return r;
+  }
+  // The cache directory tag (https://bford.info/cachedir/): backup tools skip the store, and so
+  // do qdbuild's own source walks and watches (sema::SourceFilter). Written once.
+  std::string tag = m_root + "/CACHEDIR.TAG";
+  struct stat st{};
+  if (::stat(tag.c_str(), &st) != 0) {
+    std::string error;
+    if (!support::write_file_atomic(tag, k_cachedir_tag, error, false)) {
+      return fail(FailureKind::io, error);
+    }
   }
   return make_dir(objects_dir());
 }

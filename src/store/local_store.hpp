@@ -4,6 +4,7 @@
 //   DIR/index.lock           flock()ed exclusively by every index update
 //   DIR/objects/ab/cdef….qdo objects (store/object_format.hpp), by SHA-256 of their content
 //   DIR/stats.log            build statistics, append-only (store/build_stats.hpp)
+//   DIR/CACHEDIR.TAG         the cache directory tag (written by create(); source walks skip it)
 //   .<name>.<pid>.<rand>.tmp temp files of writers in progress (or crashed: removed by gc)
 //
 // Every file is written through support::AtomicFile. An object is published before any index
@@ -23,6 +24,12 @@
 #include "support/mapped_file.hpp"
 
 namespace qd::store {
+
+// https://bford.info/cachedir/: the signature line is the standard's, the rest is free text.
+inline constexpr const char* k_cachedir_tag =
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by qdbuild (its artifact store).\n"
+    "# For information about cache directory tags, see https://bford.info/cachedir/\n";
 
 class LocalStore : public Backend {
 public:

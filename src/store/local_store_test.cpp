@@ -74,11 +74,17 @@ TEST_CASE("LocalStore: publish merges, lookups see the new index, hostile ids st
   CHECK(view->find("../../x", "", "cpu").has_value());
   CHECK(view->find(std::string(10000, '/'), "", "cpu").has_value());
   CHECK(view->entry(*view->find("m:k", "", "cuda:sm_90")).record.last_used > 0);
-  // Nothing but the index, lock and the objects tree at the top; no stray names anywhere.
+  // Nothing but the index, lock, the cache directory tag and the objects tree at the top; no
+  // stray names anywhere.
+  std::string tag;
+  std::string error;
+  CHECK(qd::support::read_file("st/CACHEDIR.TAG", tag, error));
+  CHECK(tag == k_cachedir_tag);
   for (const auto& e : fs::recursive_directory_iterator("st")) {
     std::string name = e.path().filename().string();
     bool ok = name == "index.qdi" || name == "index.lock" || name == "objects" ||
-              name.size() == 2 || (name.size() == 66 && name.substr(62) == ".qdo");
+              name == "CACHEDIR.TAG" || name.size() == 2 ||
+              (name.size() == 66 && name.substr(62) == ".qdo");
     CHECK_MESSAGE(ok, e.path().string());
   }
   CHECK(verify_store(store).clean());

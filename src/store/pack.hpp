@@ -1,6 +1,6 @@
 // Packs: one file holding an index and every object it references, for shipping with an app.
 // The layout (qdrt_pack_header, then an index with QDRT_INDEX_FLAG_PACKED, then object files
-// back to back) is the grammar in runtime/include/qdrt/store_format.h. The runtime maps a pack and
+// back to back) is the grammar in include/qdrt/store_format.h. The runtime maps a pack and
 // reads it like a directory store; so does PackReader here.
 #pragma once
 

@@ -1,6 +1,6 @@
 // The task cache: task key (backend::task_key, 64 hex digits) -> the object holding that task's
 // compiled code, so an unchanged task anywhere (another kernel, an earlier build) is never
-// recompiled (DESIGN.md "Keys and the store", level 2).
+// recompiled (docs/build.md "What is rebuilt").
 //
 //   DIR/tasks/ab/cdef….qdt   one record per task key (the key's first two hex digits fan out)
 //

@@ -1,6 +1,6 @@
 // Rendering source diagnostics for people (a code frame) and for tools (JSON).
 //
-// Text form (STYLE.md "one diagnostic format everywhere"):
+// Text form:
 //   path:line:col: error: message [QD001]
 //       x = (1 +
 //           ^
@@ -26,9 +26,9 @@ std::string render_header(const Diagnostic& d, std::string_view path, const Sour
 // The header, then the source line and the caret line, each ending in '\n'.
 std::string render_diagnostic(const Diagnostic& d, std::string_view path, const SourceFile* source);
 
-// One JSON object with DESIGN.md's fields: {"file","line","col","end_line","end_col","severity",
-// "code","kernel","message"}; columns are 1-based character columns as in the text form, `kernel`
-// is null when empty.
+// One JSON object with the fields of `check --format json`:
+// {"file","line","col","end_line","end_col","severity", "code","kernel","message"}; columns are
+// 1-based character columns as in the text form, `kernel` is null when empty.
 std::string diagnostic_json(const Diagnostic& d, std::string_view path, const SourceFile* source,
                             std::string_view kernel = {});
 

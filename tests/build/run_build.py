@@ -238,7 +238,7 @@ def usage(qd, tmp):
     w = tmp / "usage"
     write(w / "src" / "k.py", SAXPY)
     rc, out, err = run(qd, "build", cwd=w)
-    check("no PATH: exit 2", rc == 2, f"exit {rc}")
+    check("no PATH (and no project): exit 2", rc == 2, f"exit {rc}")
     rc, out, err = run(qd, "build", "src", "--target", "cuda:sm_100", cwd=w)
     check("unsupported cuda arch: exit 2", rc == 2, f"exit {rc}")
     check("unsupported cuda arch: message", err.startswith("qdbuild: error: target 'cuda:sm_100'"), err)
@@ -440,6 +440,114 @@ def index_names_other_module(qd, tmp):
     check("module: store verify is clean", rc == 0, f"exit {rc} {out} {err}")
 
 
+def project(qd, tmp):
+    """A project directory works with no arguments (docs/build.md "Project configuration"):
+    [tool.qdbuild] names paths, store and targets, relative to the config; the command line
+    overrides each; the store and the build directory are never sources; bad keys are QD112
+    errors at their line."""
+    env = {k: v for k, v in os.environ.items() if k != "QDBUILD_STORE"}
+    w = tmp / "proj"
+    write(w / "pyproject.toml", "[project]\nname = \"demo\"\n\n[tool.qdbuild]\n")
+    write(w / "kernels" / "k.py", SAXPY)
+    # Copies of a kernel where no source belongs: the build directory (setuptools' build/lib),
+    # a CACHEDIR.TAG directory, .gitignore'd files and directories (inside a git work tree).
+    write(w / "build" / "lib" / "kernels" / "k.py", SAXPY.replace("def saxpy", "def stale"))
+    write(w / "cache" / "CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n")
+    write(w / "cache" / "c.py", ONE_KERNEL)
+    write(w / "gen" / "g.py", ONE_KERNEL)
+    write(w / "kernels" / "scratch_tmp.py", ONE_KERNEL)
+    write(w / ".gitignore", "/gen/\n*_tmp.py\n")
+    subprocess.run(["git", "init", "-q", str(w)], check=True)
+    rc, out, err = run(qd, "build", "--json", cwd=w, env=env)
+    doc = json.loads(out) if rc == 0 else None
+    check("project: `qdbuild build` with no PATH builds the config's directory",
+          doc and doc["kernels"] == 2 and doc["target"] == "cpu" and
+          (w / "build" / "qdstore" / "index.qdi").exists(), f"exit {rc} {out} {err}")
+    rc, out, err = run(qd, "store", "ls", "--json", cwd=w, env=env)
+    ids = sorted(e["kernel"] for e in json.loads(out)["entries"]) if rc == 0 else out + err
+    check("project: only the sources: not build/, a CACHEDIR.TAG dir, nor .gitignore'd files",
+          ids == ["kernels.k:saxpy", "kernels.k:scale"], ids)
+    check("project: the store is tagged", (w / "build" / "qdstore" / "CACHEDIR.TAG").read_text()
+          .startswith("Signature: 8a477f597d28d172789f06886806bc55\n"))
+    rc, out, err = run(qd, "build", "--json", cwd=w, env=env)
+    check("project: then a no-op (the store inside the tree is no input)",
+          rc == 0 and json.loads(out)["noop"], f"exit {rc} {out} {err}")
+    rc, out, err = run(qd, "scan", ".", cwd=w)
+    check("project: scan leaves out the same files", rc == 0 and "kernels/k.py" in out and
+          "stale" not in out and "g.py" not in out and "c.py" not in out and
+          "scratch_tmp" not in out, out)
+    rc, out, err = run(qd, "scan", "gen/g.py", "kernels/scratch_tmp.py", cwd=w)
+    check("project: a file named on the command line is scanned even if ignored",
+          rc == 0 and "gen/g.py" in out and "scratch_tmp.py" in out, out + err)
+    rc, out, err = run(qd, "build", "--json", cwd=w / "kernels", env=env)
+    doc = json.loads(out) if rc == 0 else None
+    check("project: from a subdirectory, the same project and store",
+          doc and doc["kernels"] == 2 and doc["tasks"]["compiled"] == 0 and
+          not (w / "kernels" / "build").exists(), f"exit {rc} {out} {err}")
+
+    # qdbuild.toml: paths, store, targets relative to it; the command line overrides each.
+    p = tmp / "proj2"
+    write(p / "qdbuild.toml", 'paths = ["src"]\nstore = "out/st"\ntargets = ["cuda:sm_90"]\n')
+    write(p / "src" / "k.py", SAXPY)
+    write(p / "other" / "o.py", ONE_KERNEL)
+    write(p / "sub" / "x.txt", "")
+    rc, out, err = run(qd, "build", "--json", cwd=p / "sub", env=env)
+    doc = json.loads(out) if rc == 0 else None
+    check("config: paths, store and targets from qdbuild.toml",
+          doc and doc["target"] == "cuda:sm_90" and doc["kernels"] == 2 and
+          (p / "out" / "st" / "index.qdi").exists(), f"exit {rc} {out} {err}")
+    rc, out, err = run(qd, "build", "--json", "--target", "cpu", cwd=p, env=env)
+    doc = json.loads(out) if rc == 0 else None
+    check("config: --target overrides targets", doc and doc["target"] == "cpu" and
+          doc["tasks"]["compiled"] == 2, f"exit {rc} {out} {err}")
+    rc, out, err = run(qd, "build", "other", "--json", "--target", "cpu", cwd=p, env=env)
+    doc = json.loads(out) if rc == 0 else None
+    rc2, ls, _ = run(qd, "store", "ls", "--json", cwd=p, env=env)
+    ids = sorted(e["kernel"] for e in json.loads(ls)["entries"]) if rc2 == 0 else ls
+    check("config: PATH overrides paths; the store is still the config's (store ls too)",
+          doc and doc["kernels"] == 1 and "o:k" in ids, f"exit {rc} {out} {err} {ids}")
+    rc, out, err = run(qd, "build", "--json", "--target", "cpu", "--store", "mine", cwd=p, env=env)
+    check("config: --store overrides store", rc == 0 and (p / "mine" / "index.qdi").exists(),
+          f"exit {rc} {err}")
+    env_store = dict(env, QDBUILD_STORE=str(p / "envst"))
+    rc, out, err = run(qd, "build", "--json", "--target", "cpu", cwd=p, env=env_store)
+    check("config: $QDBUILD_STORE overrides store", rc == 0 and (p / "envst" / "index.qdi").exists(),
+          f"exit {rc} {err}")
+    rc, out, err = run(qd, "build", "--json", "--target", "cpu", "--store", "mine2", cwd=p,
+                       env=env_store)
+    check("config: --store overrides $QDBUILD_STORE", rc == 0 and
+          (p / "mine2" / "index.qdi").exists(), f"exit {rc} {err}")
+
+    # Errors at the config's line, exit 1; no config at all: usage, exit 2.
+    b = tmp / "badproj"
+    write(b / "src" / "k.py", SAXPY)
+    cfg = b / "qdbuild.toml"
+    write(cfg, 'opt_level = 3\npaths = 3\nstoree = "x"\n')
+    rc, out, err = run(qd, "build", cwd=b, env=env)
+    check("config error: exit 1, at the line, with the code",
+          rc == 1 and err == f"{cfg}:2:9: error: 'paths' must be a path or a non-empty list of "
+          f"paths [QD112]\n", f"exit {rc} {err!r}")
+    write(cfg, 'paths = "src"\nstoree = "x"\n')
+    rc, out, err = run(qd, "build", cwd=b, env=env)
+    check("unknown key: exit 1 with a did-you-mean",
+          rc == 1 and f"{cfg}:2:1: error: unknown key 'storee', did you mean 'store'? [QD112]" in
+          out, f"exit {rc} {out!r} {err!r}")
+    write(cfg, 'paths = "src"\ntargets = ["cpu", 3]\n')
+    rc, out, err = run(qd, "build", cwd=b, env=env)
+    check("targets of the wrong type: exit 1",
+          rc == 1 and err == f"{cfg}:2:19: error: 'targets' must hold strings (cpu, cuda or "
+          f"cuda:sm_XX) [QD112]\n", f"exit {rc} {err!r}")
+    rc, out, err = run(qd, "build", "src", "--target", "cpu", cwd=b, env=env)
+    check("config error in a key the command line overrides: still reported by the build",
+          rc == 1 and "'targets' must hold strings" in out + err, f"exit {rc} {out!r} {err!r}")
+    n = tmp / "noproj"
+    write(n / "k.py", SAXPY)
+    rc, out, err = run(qd, "build", cwd=n, env=env)
+    check("no PATH and no project: exit 2",
+          rc == 2 and err.startswith("qdbuild: error: no PATH given and no project found"),
+          f"exit {rc} {err!r}")
+
+
 def main():
     global QDRT_LIB
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -455,6 +563,7 @@ def main():
         usage(qd, tmp)
         compiler_changed(qd, tmp)
         index_names_other_module(qd, tmp)
+        project(qd, tmp)
     finally:
         if not failures:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CLI contract of build/bin/qdbuild (DESIGN.md "Contracts"): exit statuses, usage errors,
+"""CLI contract of build/bin/qdbuild (README "Commands"): exit statuses, usage errors,
 `help`, `dump-ast` output shape and diagnostics, `scan --json` schema. Runs in a temp directory.
 Usage: run_cli.py [--qdbuild PATH]      Exit: 0 all pass; 1 any failure.
 """

@@ -1,4 +1,4 @@
-// A minimal ELF64 reader for cubins (cuobjdump is not installed; toolchain.md §5): the header's
+// A minimal ELF64 reader for cubins (cuobjdump is not installed): the header's
 // e_machine and the names of the symbols in .symtab.
 #pragma once
 

@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-INCLUDE = os.path.join(HERE, "..", "..", "runtime", "include")
+INCLUDE = os.path.join(HERE, "..", "..", "include")
 MAGIC = b"QDCUDA\0\0"
 CUBIN, PTX = 1, 2
 

@@ -7,8 +7,13 @@
 #   4. a C program compiled with `pkg-config --cflags --libs qdrt` (PKG_CONFIG_PATH=P/...) runs;
 #   5. examples/app.py runs through the installed binding (P/lib/qdrt/python), which must load
 #      P's libqdrt without QDRT_LIBRARY;
-#   6. P moved elsewhere: the binding and pkg-config follow, the moved qdbuild still compiles,
-#      and the moved CMake package still configures and links the app, which runs.
+#   6. every installed header is the top-level include/'s file of the same name, byte for byte;
+#   7. examples/embed (the builder embedded through libqdbuild.so) is configured fresh with
+#      find_package(qdbuild), links qdbuild::qdbuild from P, and checks and builds examples/
+#      (tests/embed/run_embed.py: the output exactly, then a no-op);
+#   8. P moved elsewhere: the binding and pkg-config follow, the moved qdbuild still compiles,
+#      the moved CMake packages still configure and link the app and the embedding example,
+#      which both run (the example's libqdbuild finds its backend in the moved lib/).
 # Usage: tests/install/run_install_test.sh BUILD_DIR
 # Env: QD_BUILD_LOCK: a lock file taken (flock) around each compile step; QD_KEEP_TMP=1 keeps P.
 # Exit: 0 pass, 1 fail. It never skips: everything it needs is a build dependency.
@@ -37,7 +42,11 @@ for f in bin/qdbuild lib/libqdrt.so lib/libqdrt.so.0 lib/libqdrt.a include/qdrt/
   include/qdrt/qdrt.hpp include/qdrt/store_format.h include/qdrt/task_abi.h \
   lib/cmake/qdrt/qdrtConfig.cmake lib/cmake/qdrt/qdrtConfigVersion.cmake \
   lib/cmake/qdrt/qdrtTargets.cmake lib/pkgconfig/qdrt.pc lib/qdrt/python/qdrt/__init__.py \
-  lib/qdrt/python/qdrt/_installed.py; do
+  lib/qdrt/python/qdrt/_installed.py lib/libqdbuild.so lib/libqdbuild.so.0 \
+  lib/libqdbuild-backend.so include/qdbuild/qdbuild.hpp include/qdbuild/build.hpp \
+  include/qdbuild/check.hpp include/qdbuild/explain.hpp include/qdbuild/project.hpp \
+  include/qdbuild/diagnostic.hpp lib/cmake/qdbuild/qdbuildConfig.cmake \
+  lib/cmake/qdbuild/qdbuildConfigVersion.cmake lib/cmake/qdbuild/qdbuildTargets.cmake; do
   [[ -e "$P/$f" ]] || fail "$P/$f was not installed"
 done
 [[ -L "$P/lib/libqdrt.so" && -L "$P/lib/libqdrt.so.0" ]] || fail "libqdrt.so and .so.0 are not symlinks"
@@ -103,6 +112,33 @@ print('binding', os.path.dirname(qdrt.__file__), 'loads', lib, 'version', qdrt.v
   tail -n 1 "$T/app_py.log"
 ) || fail "examples/app.py through the installed binding"
 
+step "every installed header comes from include/"
+while IFS= read -r h; do
+  cmp -s "$P/include/$h" "$SRC/include/$h" || fail "installed header include/$h is not $SRC/include/$h"
+done < <(cd "$P/include" && find . -type f | sed 's#^\./##' | sort)
+echo "headers: $(cd "$P/include" && find . -type f | sort | tr '\n' ' ')"
+nm -D --defined-only "$P/lib/libqdbuild.so" | c++filt | awk '{ $1 = ""; $2 = ""; print }' |
+  grep -v -e '^  qdbuild::' -e '^  vtable for qdbuild::' -e '^  typeinfo for qdbuild::' \
+    -e '^  typeinfo name for qdbuild::' -e '^  QDBUILD_0$' >"$T/exports.extra" &&
+  { head "$T/exports.extra"; fail "libqdbuild.so exports more than qdbuild::"; }
+
+build_embed() {  # DIR PREFIX
+  locked cmake -S "$SRC/examples/embed" -B "$1" -G Ninja -DCMAKE_CXX_COMPILER=clang++-19 \
+    -DCMAKE_CXX_FLAGS=-Werror -DCMAKE_PREFIX_PATH="$2" >"$1.configure.log" 2>&1 ||
+    { cat "$1.configure.log"; fail "configure of examples/embed against $2"; }
+  [[ "$(<"$1/CMakeCache.txt")" == *"qdbuild_DIR:PATH=$2/lib/cmake/qdbuild"* ]] ||
+    fail "find_package(qdbuild) did not use $2"
+  locked cmake --build "$1" >"$1.build.log" 2>&1 || { cat "$1.build.log"; fail "build of examples/embed"; }
+}
+
+step "examples/embed against the prefix (qdbuild::qdbuild)"
+build_embed "$T/embed" "$P"
+(
+  unset QDBUILD_BACKEND
+  locked python3 "$SRC/tests/embed/run_embed.py" --example "$T/embed/qdbuild_embed_example" \
+    --examples "$SRC/examples" --expect-lib "$P/lib"
+) || fail "examples/embed against the prefix"
+
 step "the prefix moved to $T/moved"
 mv "$P" "$T/moved"
 M=$T/moved
@@ -120,6 +156,12 @@ locked "$M/bin/qdbuild" build "$SRC/examples" --store "$T/store_moved" >"$T/buil
 build_app "$T/app_moved" -DCMAKE_PREFIX_PATH="$M"
 "$T/app_moved/qdrt_example_app" "$T/store_moved" >"$T/app_moved.log" || { cat "$T/app_moved.log"; fail "app against the moved prefix"; }
 tail -n 1 "$T/app_moved.log"
+build_embed "$T/embed_moved" "$M"
+(
+  unset QDBUILD_BACKEND
+  locked python3 "$SRC/tests/embed/run_embed.py" --example "$T/embed_moved/qdbuild_embed_example" \
+    --examples "$SRC/examples" --expect-lib "$M/lib"
+) || fail "examples/embed against the moved prefix"
 
 echo
 echo "PASS: install test"

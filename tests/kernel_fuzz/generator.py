@@ -746,7 +746,7 @@ class KernelGen:
     def ternary(self, want, depth, exact):
         sc, c = self.condition(depth - 1)
         # Quadrants builds both sides of `a if c else b` before choosing, so the statements of
-        # a func called in either run whatever c is (kernel-language.md says one side runs):
+        # a func called in either run whatever c is (docs/language.md says one side runs):
         # no func calls in the branches.
         self.no_funcs += 1
         try:

@@ -2,7 +2,7 @@
 whether it is exact (so it may decide control flow) or how far two correct implementations may
 drift apart (so outputs get a tolerance).
 
-Quadrants' semantics decide the dtypes (kernel-language.md §1.4): strongly typed literals (int ->
+Quadrants' semantics decide the dtypes (docs/language.md §3): strongly typed literals (int ->
 i32, float -> f32 rounded, bool -> u1), promotion (real beats integral, more bits win, unsigned
 wins at equal width), integers wrap.
 

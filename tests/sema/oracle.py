@@ -7,8 +7,7 @@ Needs `pip install quadrants numpy` in that interpreter (scripts/setup.sh makes 
 exits 125 (skipped) without it, or fails under CI=true (tests/lib/skip_policy.py). ctest label
 oracle: it runs a JIT per kernel (~1 minute).
 
-Where qdbuild deliberately differs from Quadrants (fastcache-semantics.md §5: the bugs the issue
-asks to fix), the expected difference is listed in DIVERGENCES and checked as such.
+Where qdbuild deliberately differs from Quadrants, the expected difference is listed in DIVERGENCES and checked as such.
 """
 import importlib
 import json

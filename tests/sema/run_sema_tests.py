@@ -86,7 +86,7 @@ def test_check(qdbuild):
     snapshot("check.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     diags = doc["diagnostics"]
     keys = ["file", "line", "col", "end_line", "end_col", "severity", "code", "kernel", "message"]
-    check(all(list(d.keys()) == keys for d in diags), "json diagnostics have DESIGN.md's fields")
+    check(all(list(d.keys()) == keys for d in diags), "json diagnostics have the fields of `check --format json`")
     check(all(d["kernel"] for d in diags if d["code"].startswith("QD1")),
           "every sema diagnostic names its kernel")
 

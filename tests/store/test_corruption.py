@@ -143,7 +143,7 @@ for root, dirs, files in os.walk(env.dir):
     for name in dirs + files:
         env.check(len(name) < 100, f"a long name became a file: {name[:80]}")
 env.check(not os.path.exists(os.path.join(env.dir, "etc")), "a hostile id escaped the store")
-allowed = {"index.qdi", "index.lock", "objects"}
+allowed = {"index.qdi", "index.lock", "objects", "CACHEDIR.TAG"}
 for root, dirs, files in os.walk(store):
     for name in dirs + files:
         ok = name in allowed or len(name) == 2 or (len(name) == 66 and name.endswith(".qdo"))

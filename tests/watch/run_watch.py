@@ -49,8 +49,8 @@ def check(name, cond, detail=""):
 
 
 class Watcher:
-    def __init__(self, qd, cwd, *args, env=None):
-        self.p = subprocess.Popen([str(qd), "build", *args, "--watch", "--json"], cwd=cwd,
+    def __init__(self, qd, cwd, *args, env=None, command=("build", "--watch")):
+        self.p = subprocess.Popen([str(qd), *command, *args, "--json"], cwd=cwd,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         self.events = queue.Queue()
         self.err = []
@@ -316,6 +316,57 @@ def two_watchers_suite(qd, tmp):
     store.close()
 
 
+def project_suite(qd, tmp):
+    """`qdbuild --watch` in a project directory, no arguments (docs/build.md "Project
+    configuration"): the store build/qdstore inside the watched tree is not watched (the count
+    is the project directory and the directories above it, for the config), nor is the build
+    directory or a .gitignore'd one, and a save is exactly one rebuild (the store's own writes
+    used to make a second, empty one)."""
+    w = tmp / "proj"
+    (w / "pkg").mkdir(parents=True)
+    save(w / "pyproject.toml", "[tool.qdbuild]\n")
+    save(w / "pkg" / "adder.py", ADD)
+    save(w / ".gitignore", "/scratch/\n")
+    (w / "scratch").mkdir()
+    subprocess.run(["git", "init", "-q", str(w)], check=True)
+    env = {k: v for k, v in os.environ.items() if k != "QDBUILD_STORE"}
+    wt = Watcher(qd, w, command=("--watch",), env=env)
+    try:
+        ev = wt.next()
+        if not check("project: `qdbuild --watch` builds the project",
+                     ev and ev.get("event") == "build" and ev["ok"] and
+                     ev["lowered"] == ["pkg.adder:add"] and
+                     (w / "build" / "qdstore" / "index.qdi").exists(), ev):
+            return
+        extra = wt.next(timeout=1.5)
+        check("project: no rebuild after the first build", extra is None, extra)
+        deadline = time.time() + 10
+        line = ""
+        while time.time() < deadline and "watching" not in line:
+            line = b"".join(wt.err).decode()
+            time.sleep(0.05)
+        # pkg/ and the project directory (also a config directory), and every directory above
+        # it for the configs; not build/, build/qdstore/..., .git/ or scratch/.
+        expected = 2 + len(w.resolve().parents)
+        check("project: watches neither the store nor build/ nor .gitignore'd directories",
+              f"qdbuild: watching {expected} directories for changes" in line, line)
+        save(w / "pkg" / "adder.py", ADD.replace("1.0", "2.0"))
+        ev = wt.next()
+        check("project: a save is one rebuild", ev and ev["ok"] and ev["event"] == "rebuild" and
+              ev["lowered"] == ["pkg.adder:add"] and ev["changed"] == ["pkg/adder.py"], ev)
+        extra = wt.next(timeout=1.5)
+        check("project: ... and only one (the store's writes are not changes)", extra is None,
+              extra)
+        save(w / "build" / "gen.py", ADD)
+        save(w / "scratch" / "s.py", ADD)
+        extra = wt.next(timeout=1.5)
+        check("project: files in build/ and .gitignore'd directories are not changes",
+              extra is None, extra)
+    finally:
+        rc = wt.stop()
+    check("project: exit 0 on SIGTERM", rc == 0, rc)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--qdbuild", default=str(qdtest.DEFAULT_QDBUILD))
@@ -330,6 +381,7 @@ def main():
         hot_reload_suite(qd, tmp)
         record_suite(qd, tmp)
         two_watchers_suite(qd, tmp)
+        project_suite(qd, tmp)
     finally:
         if not failures:
             shutil.rmtree(tmp, ignore_errors=True)

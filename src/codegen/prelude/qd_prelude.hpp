@@ -1,8 +1,8 @@
-// qd_prelude.hpp: the builtins every generated task translation unit includes (STYLE.md "Make
-// generated C++ readable, deterministic and self-contained"). Freestanding: no system header, no
-// compiler resource header; only <stdint.h> from this directory and the runtime's ABI header.
-// Embedded into qd_backend at build time and served to the in-process compiler from memory, so a
-// TU says `#include "qd_prelude.hpp"` and needs no -I at run time (docs/backend.md "The prelude").
+// qd_prelude.hpp: the builtins every generated task translation unit includes. Freestanding: no
+// system header, no compiler resource header; only <stdint.h> from this directory and the runtime's
+// ABI header. Embedded into qd_backend at build time and served to the in-process compiler from
+// memory, so a TU says `#include "qd_prelude.hpp"` and needs no -I at run time (docs/backend.md
+// "The prelude").
 //
 // Everything here has internal linkage (an unnamed namespace): a task object exports only its
 // QD_TASK functions, so two tasks in one module never clash and a task's object bytes depend on
@@ -190,7 +190,7 @@ template <class T> inline i32 ffs(T x) {
   return u == 0 ? 0 : __builtin_ctzll(u) + 1;
 }
 
-// --- integer division with Python's semantics (kernel-language.md §1.3) -------------------------
+// --- integer division with Python's semantics (docs/language.md §3) -------------------------
 // Division by zero gives 0 instead of trapping (x86 would raise SIGFPE); INT_MIN / -1 wraps.
 
 template <class T> inline T raw_div(T a, T b) {

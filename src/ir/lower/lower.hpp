@@ -1,5 +1,5 @@
 // Lowering: one kernel instance, from the analyzed Program to the typed kernel IR
-// (kernel-language.md §0: compile-time Python values are folded, runtime values become IR).
+// (docs/language.md §0: compile-time Python values are folded, runtime values become IR).
 //
 // Diagnostic codes (docs/diagnostics.md, "Lowering"):
 //   QD201 error  a construct outside the supported kernel language ("... is not supported in

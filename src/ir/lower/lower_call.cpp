@@ -1,4 +1,4 @@
-// Calls: Python builtins, the qd.* API (kernel-language.md §1.5), atomics, and qd.func inlining
+// Calls: Python builtins, the qd.* API (docs/language.md §5), atomics, and qd.func inlining
 // with its by-value / by-reference parameter rules (§1.8).
 #include <cmath>
 #include <optional>

@@ -1,5 +1,5 @@
 // Expressions: names, constants, operators with Python's compile-time folding, typing and
-// implicit casts (kernel-language.md §0, §1.3, §1.4).
+// implicit casts (docs/language.md §0).
 #include <cmath>
 #include <limits>
 
@@ -314,7 +314,7 @@ const Expr* Lowerer::array_index(int32_t param, const std::vector<Val>& indices,
            "negative constant index " + std::to_string(idx[k]->ival) + " into ndarray '" + p.name +
                "'");
     }
-    // Indices are i32 (kernel-language.md §1.4); the flat offset is computed in i64.
+    // Indices are i32 (docs/language.md §3); the flat offset is computed in i64.
     const Expr* i = m_kernel->cast(DType::i64, m_kernel->cast(DType::i32, idx[k]));
     if (flat == nullptr) {
       flat = i;
@@ -740,7 +740,7 @@ Val Lowerer::eval_boolop(const ast::BoolOp* b) {
       type_error(b->pos, std::string("'and'/'or' need integer operands, got ") + name_of(a->type));
     }
     const Expr* a_true = condition(acc, b->pos);
-    // Short-circuit: evaluate `next` only when needed (kernel-language.md §1.3).
+    // Short-circuit: evaluate `next` only when needed (docs/language.md §3).
     Stmt* st = m_kernel->stmt(StmtKind::if_, b->pos.lineno);
     st->text = line_text(b->pos.lineno);
     st->cond = is_and ? a_true

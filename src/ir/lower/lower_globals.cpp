@@ -1,4 +1,4 @@
-// Module-level values (kernel-language.md §0: globals are read at compile time and baked in)
+// Module-level values (docs/language.md §0: globals are read at compile time and baked in)
 // and attribute access on compile-time objects.
 #include <cmath>
 #include <limits>

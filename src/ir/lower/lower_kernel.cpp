@@ -1,4 +1,4 @@
-// Lowering entry: parameters (kernel-language.md §2), instance values, the kernel body.
+// Lowering entry: parameters (docs/language.md §1), instance values, the kernel body.
 #include <algorithm>
 #include <charconv>
 

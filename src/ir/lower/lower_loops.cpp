@@ -1,4 +1,4 @@
-// Loops (kernel-language.md §1.2): runtime range / ndrange / grouped loops (parallel at the kernel
+// Loops (docs/language.md §4): runtime range / ndrange / grouped loops (parallel at the kernel
 // root), while, break / continue, and qd.static unrolling.
 #include <functional>
 

@@ -1,4 +1,4 @@
-// Dataclass arguments, qd.template() objects and classes of the tree (kernel-language.md §2):
+// Dataclass arguments, qd.template() objects and classes of the tree (docs/language.md §1):
 // what Quadrants' FunctionDefTransformer and _recursive_set_args do when a kernel takes a frozen
 // dataclass or a config object.
 //

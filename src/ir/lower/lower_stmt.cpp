@@ -1,4 +1,4 @@
-// Statements, scopes and assignment (kernel-language.md §1.1, §1.6, §1.7).
+// Statements, scopes and assignment (docs/language.md §2).
 #include "ir/lower/lowerer.hpp"
 
 namespace qd::ir::lower {
@@ -73,7 +73,7 @@ void Lowerer::lower_stmt(const ast::Stmt* s) {
       if (m_in.config->debug) {
         unsupported(s->pos, "assert with debug=true");
       }
-      return;  // checked only in debug mode (kernel-language.md §1.1)
+      return;  // checked only in debug mode (docs/language.md §2)
     case ast::StmtKind::With:
       // `with qd.stream_parallel():` / `with qd.checkpoint():` name their construct.
       for (const ast::WithItem* w : s->as<ast::With>()->items) {

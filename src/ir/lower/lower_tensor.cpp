@@ -1,4 +1,4 @@
-// Vectors and matrices (kernel-language.md §1.4, §1.5): scalarized at compile time into one IR
+// Vectors and matrices (docs/language.md §3): scalarized at compile time into one IR
 // value per element, row-major.
 #include <functional>
 

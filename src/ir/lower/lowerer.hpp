@@ -1,4 +1,4 @@
-// AST -> kernel IR for one kernel instance (kernel-language.md §0-§2): the tracer Quadrants runs
+// AST -> kernel IR for one kernel instance (docs/language.md §0): the tracer Quadrants runs
 // in Python, done statically. One Lowerer per instance; not thread-safe itself, but any number
 // may run concurrently over one (read-only) Program.
 //

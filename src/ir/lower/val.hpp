@@ -1,4 +1,4 @@
-// What an expression evaluates to during lowering: the two levels of kernel-language.md §0.
+// What an expression evaluates to during lowering: the two levels of docs/language.md
 // Compile-time Python values (numbers, tuples, funcs, types, quadrants API objects) are folded
 // with Python semantics; runtime values are typed IR expressions (scalars) or scalarized tensors.
 #pragma once

@@ -1,7 +1,7 @@
-// The offload split (kernel-language.md §3.1, seed-kernel-caching.md): every top-level parallel
-// loop becomes a range task, every maximal run of other top-level statements one serial task;
-// tasks run in source order. A kernel with no statements gets one empty serial task. `whole_reason`
-// non-empty marks the kernel whole-kernel (one unit).
+// The offload split (docs/compiler.md ("The offload split and the temporaries"), docs/compiler.md):
+// every top-level parallel loop becomes a range task, every maximal run of other top-level
+// statements one serial task; tasks run in source order. A kernel with no statements gets one empty
+// serial task. `whole_reason` non-empty marks the kernel whole-kernel (one unit).
 #pragma once
 
 #include "ir/ir.hpp"

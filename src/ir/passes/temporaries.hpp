@@ -1,8 +1,9 @@
-// Values crossing tasks (kernel-language.md §3.3): every kernel-scope variable used by more than
-// one task lives in the launch's temporaries buffer instead of a task-local variable.
+// Values crossing tasks (docs/compiler.md ("The offload split and the temporaries")): every
+// kernel-scope variable used by more than one task lives in the launch's temporaries buffer instead
+// of a task-local variable.
 //
-// Offsets must not depend on neighbouring constructs (DESIGN.md "Keys and the store"): a slot is
-// chosen by hashing the variable's stable key (its source name, or the text of the statement
+// Offsets must not depend on neighbouring constructs (docs/kernel-keys.md, docs/store.md): a slot
+// is chosen by hashing the variable's stable key (its source name, or the text of the statement
 // that defines an unnamed one, plus an ordinal among equal keys) into a table of
 // max(16, next_pow2(2 * count)) 8-byte slots, probing linearly in key order. Editing one loop
 // therefore moves no other task's slots unless the number of crossing values passes a power of

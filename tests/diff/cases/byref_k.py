@@ -1,4 +1,4 @@
-"""qd.template() func parameters bound to assignable places of the caller (kernel-language.md
+"""qd.template() func parameters bound to assignable places of the caller (docs/language.md
 §1.8): ndarray elements, vector / matrix components and swizzles of locals, vector elements of
 ndarrays, passed on through further funcs. Assignment stores into the place, augmented
 assignment updates it (atomically for += -= &= |= ^=, also inside parallel loops), and the

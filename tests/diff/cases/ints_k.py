@@ -166,7 +166,7 @@ def divmod_widths(a16: qd.types.NDArray[qd.i16, 1], b16: qd.types.NDArray[qd.i16
 def divmod_i8(a: qd.types.NDArray[qd.i8, 1], b: qd.types.NDArray[qd.i8, 1],
               o: qd.types.NDArray[qd.i8, 1], o32: I32_1) -> None:
     # Real Quadrants 1.3.3 computes i8 // and % wrongly (README); the expected values are
-    # kernel-language.md's Python semantics.
+    # docs/language.md's Python semantics.
     for i in range(a.shape[0]):
         o[i * 2 + 0] = a[i] // b[i]
         o[i * 2 + 1] = a[i] % b[i]

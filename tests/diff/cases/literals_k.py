@@ -1,4 +1,4 @@
-"""Literal typing at the edges (kernel-language.md §1.4): only T(literal) keeps a literal's full
+"""Literal typing at the edges (docs/language.md §3): only T(literal) keeps a literal's full
 value; a func parameter or return annotated qd.f64 converts the f32-typed literal, as every
 implicit cast and qd.cast do; integer literals up to the u64 range (2**64 - 1)."""
 

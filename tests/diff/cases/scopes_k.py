@@ -1,4 +1,4 @@
-"""Scopes and compile-time conditions (kernel-language.md §1.2, §1.7): the taken branch of a
+"""Scopes and compile-time conditions (docs/language.md §4): the taken branch of a
 qd.static if is a scope of its own (a name first assigned in it is a new variable after it); an
 `if` on a compile-time value without qd.static compiles both branches (each a scope) and runs
 the taken one, a loop in it at the kernel's root being parallel as in Quadrants."""

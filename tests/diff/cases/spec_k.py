@@ -1,4 +1,4 @@
-"""kernel-language.md section 6: the ten tier-1 differential kernels K1..K10, verbatim."""
+"""docs/language.md §6: the ten tier-1 differential kernels K1..K10, verbatim."""
 
 import quadrants as qd
 

@@ -83,7 +83,7 @@ CASES = [
               arr("u8", (6,), [1, 2, 255, 7, 3, 16]),
               arr("u16", (6,), [0, 65535, 40000, 7, 300, 1]), arr("i64", (72,))],
      "outputs": [9]},
-    # Python semantics (kernel-language.md 1.3); real Quadrants 1.3.3 gets i8 // and % wrong.
+    # Python semantics (docs/language.md §3); real Quadrants 1.3.3 gets i8 // and % wrong.
     {"name": "ints_divmod_i8", "kernel": "ints_k:divmod_i8",
      "args": [arr("i8", (8,), [-7, 7, -7, 7, 127, -128, -1, 0]), arr("i8", (8,), [2, -2, -2, 3, -5, 3, 7, -1]),
               arr("i8", (16,)), arr("i32", (24,))], "outputs": [2, 3],

@@ -14,7 +14,7 @@ CASES = [
      "args": [arr("i32", (3,), [1, 0, 0])], "outputs": [0], "expected": {0: [1, 5, 0]},
      "oracle_differs": "real Quadrants 1.3.3 builds both sides of `a if c else b`, so the "
                        "statements of a func called in the side not taken run too (x[2] becomes "
-                       "10); kernel-language.md: only one side runs"},
+                       "10); docs/language.md: only one side runs"},
     {"name": "fuzz_any_all_small_vectors", "kernel": "fuzz_k:any_all_small_vectors",
      "args": [arr("i32", (3,), [0, 4, -1]), arr("i32", (3,))], "outputs": [1],
      "expected": {1: [1, 0, 0]}},

@@ -1,4 +1,4 @@
-"""Cases for cases/spec_k.py: kernel-language.md section 6 (K1..K10), with the spec's expected
+"""Cases for cases/spec_k.py: docs/language.md §6 (K1..K10), with the spec's expected
 values (diff_reference_self checks the stand-in against them)."""
 
 

@@ -1,5 +1,5 @@
 """A stdlib-only stand-in for the `quadrants` package: kernels run as sequential Python with the
-typed semantics of kernel-language.md (the reference executor of the differential tests,
+typed semantics of docs/language.md (the reference executor of the differential tests,
 tests/diff). Put tests/reference first on sys.path so `import quadrants as qd` finds it."""
 
 from . import lang, math, types  # noqa: F401

@@ -2,7 +2,7 @@
 
 A DType knows how to bring a Python number into its value set: integers wrap (two's complement),
 f32 values are rounded to the nearest f32 (struct.pack), u1 is 0 or 1. promote() is the
-promotion table of kernel-language.md 1.4: real beats integral, then more bits win, then at equal
+promotion table of docs/language.md §3: real beats integral, then more bits win, then at equal
 width unsigned wins.
 """
 

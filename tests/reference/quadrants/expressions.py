@@ -2,7 +2,7 @@
 
 An expression yields either a compile-time Python value or a typed runtime value (Scalar,
 Tensor); operators pick between the two levels in ops.py. Calls to qd.func objects are inlined
-with the parameter rules of kernel-language.md 1.8."""
+with the parameter rules of docs/language.md"""
 
 import ast
 import builtins

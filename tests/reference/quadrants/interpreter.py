@@ -1,7 +1,7 @@
 """Executes a kernel or func body (an ast.FunctionDef) statement by statement.
 
 Plain sequential execution: top-level loops run in index order. Scoping follows
-kernel-language.md 1.7: every block (if branch, loop body) is a scope, a variable's type is
+docs/language.md §2: every block (if branch, loop body) is a scope, a variable's type is
 fixed at its first assignment, kernel arguments are immutable. Expression evaluation lives in
 expressions.py.
 """

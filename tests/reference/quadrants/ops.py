@@ -1,4 +1,4 @@
-"""Operators with kernel-language semantics (kernel-language.md 1.3, 1.4).
+"""Operators with kernel-language semantics (docs/language.md §3).
 
 Two-level evaluation: when both operands are compile-time Python values the operator runs in
 Python (so 1/3 folds to a Python float). Otherwise Python operands become typed literals (int ->

@@ -1,4 +1,4 @@
-"""The stand-in rejects what kernel-language.md section 6 lists as compile errors, and keeps a
+"""The stand-in rejects what docs/language.md §6 lists as compile errors, and keeps a
 few typing rules that the corpus cannot show through stores. Run: python3 -m unittest discover
 -s tests/reference/tests (tests/reference must be importable; this file arranges it)."""
 

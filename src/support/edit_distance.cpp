@@ -1,9 +1,9 @@
-#include "driver/edit_distance.hpp"
+#include "support/edit_distance.hpp"
 
 #include <algorithm>
 #include <vector>
 
-namespace qd::driver {
+namespace qd::support {
 
 size_t edit_distance(std::string_view a, std::string_view b, size_t max_distance) {
   // One row of the dynamic-programming table at a time.
@@ -29,4 +29,19 @@ size_t edit_distance(std::string_view a, std::string_view b, size_t max_distance
   return row[b.size()];
 }
 
-}  // namespace qd::driver
+std::string_view closest(std::string_view name,
+                         std::initializer_list<std::string_view> candidates) {
+  std::string_view best;
+  size_t best_distance = 0;
+  for (std::string_view candidate : candidates) {
+    size_t limit = std::max<size_t>(2, std::max(name.size(), candidate.size()) / 3);
+    size_t d = edit_distance(name, candidate, limit);
+    if (d <= limit && (best.empty() || d < best_distance)) {
+      best = candidate;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+}  // namespace qd::support

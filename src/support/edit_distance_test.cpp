@@ -1,10 +1,8 @@
-#include "driver/edit_distance.hpp"
+#include "support/edit_distance.hpp"
 
 #include <doctest/doctest.h>
 
-#include "driver/driver.hpp"
-
-namespace qd::driver {
+namespace qd::support {
 namespace {
 
 TEST_CASE("edit_distance") {
@@ -16,12 +14,11 @@ TEST_CASE("edit_distance") {
   CHECK(edit_distance("abcdef", "uvwxyz", 2) == 3);  // stops early past the limit
 }
 
-TEST_CASE("command suggestions") {
-  CHECK(suggest_command("sacn") == "scan");
-  CHECK(suggest_command("dump-asr") == "dump-ast");
-  CHECK(suggest_command("dumpast") == "dump-ast");
-  CHECK(suggest_command("completely-different").empty());
+TEST_CASE("closest") {
+  CHECK(closest("storee", {"paths", "store", "targets"}) == "store");
+  CHECK(closest("target", {"paths", "store", "targets"}) == "targets");
+  CHECK(closest("completely-different", {"paths", "store"}).empty());
 }
 
 }  // namespace
-}  // namespace qd::driver
+}  // namespace qd::support

@@ -1,4 +1,4 @@
-#include "driver/diagnostic_output.hpp"
+#include "api/diagnostic_output.hpp"
 
 #include <map>
 
@@ -6,7 +6,7 @@
 
 #include "syntax/diagnostic_render.hpp"
 
-namespace qd::driver {
+namespace qd::api {
 
 using Json = nlohmann::ordered_json;
 
@@ -184,4 +184,49 @@ std::string format_diagnostics(const sema::Analysis& a,
   return out;
 }
 
-}  // namespace qd::driver
+qdbuild::Diagnostic to_public(const sema::Analysis& a, const sema::SemaDiagnostic& d) {
+  qdbuild::Diagnostic out;
+  Json j = Json::parse(diagnostic_json_text(a, d));
+  out.file = j["file"].get<std::string>();
+  out.line = j["line"].get<int>();
+  out.col = j["col"].get<int>();
+  out.end_line = j["end_line"].get<int>();
+  out.end_col = j["end_col"].get<int>();
+  out.severity = j["severity"].get<std::string>();
+  out.code = j["code"].get<std::string>();
+  out.kernel = j["kernel"].is_null() ? "" : j["kernel"].get<std::string>();
+  out.message = j["message"].get<std::string>();
+  out.text = syntax::render_diagnostic(d.d, path_of(a, d), source_of(a, d));
+  return out;
+}
+
+std::vector<qdbuild::Diagnostic> to_public(const sema::Analysis& a,
+                                           const std::vector<sema::SemaDiagnostic>& list) {
+  std::vector<qdbuild::Diagnostic> out;
+  out.reserve(list.size());
+  for (const sema::SemaDiagnostic& d : list) {
+    out.push_back(to_public(a, d));
+  }
+  return out;
+}
+
+qdbuild::Diagnostic to_public(const sema::ConfigError& e) {
+  syntax::Diagnostic d;
+  d.code = "QD112";
+  d.line = e.line;
+  d.col = e.col;
+  d.message = e.message;
+  qdbuild::Diagnostic out;
+  out.file = e.path;
+  out.line = e.line;
+  out.col = e.col + 1;
+  out.end_line = e.line;
+  out.end_col = e.col + 1;
+  out.severity = "error";
+  out.code = "QD112";
+  out.message = e.message;
+  out.text = syntax::render_diagnostic(d, e.path, nullptr);
+  return out;
+}
+
+}  // namespace qd::api

@@ -1,0 +1,126 @@
+// find_project and resolve (include/qdbuild/project.hpp, build.hpp): the precedence of the
+// command line, the environment and the project's [tool.qdbuild] table (docs/build.md "Project
+// configuration").
+#include "qdbuild/project.hpp"
+#include "qdbuild/build.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "api/diagnostic_output.hpp"
+#include "api/paths.hpp"
+#include "build/build_target.hpp"
+#include "sema/build_config.hpp"
+
+namespace qdbuild {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_project_key(const std::string& key) {
+  return key.empty() || key == "paths" || key == "store" || key == "targets";
+}
+
+}  // namespace
+
+Project find_project(const std::string& start_dir) {
+  Project p;
+  std::string file = qd::sema::find_build_config(start_dir);
+  if (file.empty()) {
+    return p;
+  }
+  std::vector<qd::sema::ConfigError> errors;
+  qd::sema::BuildConfig c = qd::sema::load_build_config(start_dir, errors);
+  p.config = file;
+  p.dir = fs::path(file).parent_path().string();
+  p.paths = c.paths.empty() ? std::vector<std::string>{p.dir} : c.paths;
+  p.store = c.store;
+  p.targets = c.targets;
+  for (const qd::sema::ConfigError& e : errors) {
+    if (is_project_key(e.key)) {
+      p.errors.push_back(qd::api::to_public(e));
+    }
+  }
+  return p;
+}
+
+ResolvedBuild resolve(const BuildOptions& options) {
+  ResolvedBuild r;
+  r.options = options;
+  Project project;
+  if (options.use_project) {
+    project = find_project(".");
+  }
+  r.config = project.config;
+  if (!project.errors.empty() &&
+      (options.paths.empty() || options.store.empty() || options.targets.empty())) {
+    r.config_errors = project.errors;
+    r.exit = Exit::input_error;
+    return r;
+  }
+  // Paths: the command line, else the project's.
+  if (!options.paths.empty()) {
+    r.paths = options.paths;
+  } else if (!project.config.empty()) {
+    for (const std::string& p : project.paths) {
+      r.paths.push_back(qd::api::display_path(p));
+    }
+  } else {
+    r.errors.push_back(
+        "no PATH given and no project found: name the files or directories to build, or give "
+        "them as `paths` in [tool.qdbuild] of a pyproject.toml (or in a qdbuild.toml) in this "
+        "directory or one above it");
+    r.exit = Exit::usage;
+    return r;
+  }
+  // Store: --store, else $QDBUILD_STORE, else the project's, else build/qdstore beside the
+  // config (in the working directory without one).
+  std::string base = project.config.empty() ? std::string() : project.dir;
+  const char* env = std::getenv("QDBUILD_STORE");
+  if (!options.store.empty()) {
+    r.store = options.store;
+  } else if (env != nullptr && *env != '\0') {
+    r.store = env;
+  } else if (!project.store.empty()) {
+    r.store = qd::api::display_path(project.store);
+  } else {
+    r.store = base.empty() ? "build/qdstore" : qd::api::display_path(base + "/build/qdstore");
+  }
+  // Targets: --target, else the project's, else cpu.
+  r.targets = !options.targets.empty()   ? options.targets
+              : !project.targets.empty() ? project.targets
+                                         : std::vector<std::string>{"cpu"};
+  for (const std::string& t : r.targets) {
+    qd::build::BuildTarget parsed;
+    std::string error;
+    if (!qd::build::BuildTarget::parse(t, parsed, error)) {
+      r.errors.push_back(error);
+      r.exit = Exit::usage;
+      return r;
+    }
+  }
+  // The build directory: never a source, never watched (the store is excluded by the build).
+  r.exclude.push_back(qd::api::display_path(base.empty() ? "build" : base + "/build"));
+  r.options.paths = r.paths;
+  r.options.store = r.store;
+  r.options.targets = r.targets;
+  return r;
+}
+
+}  // namespace qdbuild
+
+namespace qd::api {
+
+std::vector<std::string> project_excludes() {
+  qdbuild::BuildOptions o;
+  o.paths = {"."};  // not built: only the exclusions are wanted
+  qdbuild::ResolvedBuild r = qdbuild::resolve(o);
+  std::vector<std::string> out = r.exclude;
+  if (!r.store.empty()) {
+    out.push_back(r.store);
+  }
+  return out;
+}
+
+}  // namespace qd::api

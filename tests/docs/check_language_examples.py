@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Every example of docs/language.md compiles (label docs): each ```python block that starts with
+`import quadrants as qd` is written to its own file and built with `qdbuild build --json` into a
+fresh store; a block whose first kernel line says `# rejected: QDnnn` must fail (exit 1) with an
+error of exactly that code and no other error code, every other block must build with no error and
+no skipped kernel.
+Usage: check_language_examples.py --qdbuild PATH [--doc docs/language.md]   Exit: 0 pass; 1 fail.
+"""
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--qdbuild", required=True)
+    ap.add_argument("--doc", default=str(ROOT / "docs" / "language.md"))
+    a = ap.parse_args()
+    a.qdbuild = str(Path(a.qdbuild).resolve())
+    text = Path(a.doc).read_text()
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, re.S)
+              if b.startswith("import quadrants as qd") and "@qd.kernel" in b]
+    failures = []
+    tmp = Path(tempfile.mkdtemp(prefix="qd-docs-"))
+    try:
+        for n, block in enumerate(blocks):
+            w = tmp / f"ex{n}"
+            w.mkdir()
+            (w / f"ex{n}.py").write_text(block)
+            m = re.search(r"# rejected: (QD\d+)", block)
+            p = subprocess.run([a.qdbuild, "build", f"ex{n}.py", "--store", "st", "--json"], cwd=w,
+                               capture_output=True, text=True, timeout=300)
+            try:
+                doc = json.loads(p.stdout)
+            except ValueError:
+                failures.append(f"example {n}: no JSON (exit {p.returncode}): {p.stderr[-500:]}")
+                continue
+            errors = sorted({d["code"] for d in doc["diagnostics"] if d["severity"] == "error"})
+            name = re.search(r"def (\w+)", block).group(1)
+            if m:
+                ok = p.returncode == 1 and errors == [m.group(1)]
+                what = f"rejected with {m.group(1)}"
+            else:
+                ok = p.returncode == 0 and not errors and not doc["skipped"] and doc["kernels"] > 0
+                what = "builds"
+            print(f"{'ok  ' if ok else 'FAIL'} example {n} ({name}) {what}")
+            if not ok:
+                failures.append(f"example {n} ({name}): exit {p.returncode}, errors {errors}, "
+                                f"skipped {doc['skipped']}: {p.stderr[-500:]}")
+        if len(blocks) < 10:
+            failures.append(f"only {len(blocks)} examples found in {a.doc}")
+    finally:
+        if not failures:
+            shutil.rmtree(tmp, ignore_errors=True)
+    for f in failures:
+        print("FAIL " + f)
+    print(f"docs: {len(blocks)} examples, " + ("all passed" if not failures else
+                                                 f"{len(failures)} failures ({tmp})"))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
