@@ -40,11 +40,13 @@ def run(cmd):
 
 
 def check_arguments(store, recorded):
-    """Every recorded instance is built, and the dataclass members each built instance takes
-    (qdrt Kernel.arguments) are members Quadrants found the kernel uses (the record's `used`)."""
+    """Every recorded instance is built, each recorded call selects exactly its own built
+    instance (qdrt.instances), and the dataclass members each built instance takes (qdrt
+    Kernel.arguments) are members Quadrants found the kernel uses (the record's `used`)."""
     os.environ.setdefault("QDRT_LIBRARY", os.path.join(ROOT, "build", "lib", "libqdrt.so"))
     sys.path.insert(0, os.path.join(ROOT, "runtime", "python"))
     import qdrt
+    from qdrt import instances
 
     failures = []
     ours_total = theirs_total = 0
@@ -61,6 +63,11 @@ def check_arguments(store, recorded):
             for inst in insts:
                 paths = [".".join(u[5:].split("__qd_")) for u in inst.get("used", [])]
                 theirs |= {x for x in paths if not any(y.startswith(x + ".") for y in paths)}
+            # The bridge's selection (qdrt.instances): each recorded call picks exactly its own
+            # built instance.
+            chosen = [instances.select(k.instances, inst["params"]) for inst in insts]
+            if None in chosen or len(set(chosen)) != len(insts):
+                failures.append(f"{kid}: recorded calls select instances {chosen}")
             ours = {a for i in range(len(k.instances)) for a in k.arguments(i) if "." in a}
             ours_total += len(ours)
             theirs_total += len(theirs)

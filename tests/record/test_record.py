@@ -162,6 +162,21 @@ def test_qdbuild(qdbuild, r, tmp):
     b = json.loads(p.stdout) if p.stdout.strip() else {}
     skipped = [k for k in b.get("skipped", ["?"]) if k in doc["kernels"]]
     check(b and not skipped, f"build skips no recorded kernel: {skipped} {p.stderr}")
+    # Every recorded call selects exactly its own built instance (qdrt.instances, the bridge's
+    # selection): one match each, distinct instances for distinct recorded calls.
+    os.environ.setdefault("QDRT_LIBRARY", os.path.join(ROOT, "build", "lib", "libqdrt.so"))
+    sys.path.insert(0, os.path.join(ROOT, "runtime", "python"))
+    import qdrt
+    from qdrt import instances
+
+    with qdrt.open(os.path.join(tmp, "store")) as st:
+        for kid, insts in sorted(doc["kernels"].items()):
+            if kid not in st.kernels():
+                continue
+            built = st.kernel(kid).instances
+            chosen = [instances.select(built, i["params"]) for i in insts]
+            check(None not in chosen and len(set(chosen)) == len(insts) == len(built),
+                  f"{kid}: recorded calls select {chosen} of {built}")
 
 
 def main():

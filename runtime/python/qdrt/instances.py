@@ -1,0 +1,260 @@
+"""Which built instance a recorded call is: a recorded description of a kernel call's parameters
+(what `python -m qdrt.record` writes, docs/record.md "The format") against the canonical instance
+strings of a store (qdrt Kernel.instances).
+
+qdbuild turns each recorded description into a configured value and prints it canonically in the
+instance string (`x=ndarray(f32, 1), cfg={...}, s=dataclass m.State {...}`). config_text() gives
+the same text for a description (the C++ side is src/sema/instance_record.cpp and
+ConfigValue::text); select() finds the one instance whose every recorded parameter prints the
+same. The bridge from an unchanged Quadrants app to the store selects instances this way, and
+the Genesis tests check it against every recorded instance of the committed records.
+"""
+
+import math
+
+__all__ = ["config_text", "split_instance", "matches", "select"]
+
+
+def _repr(v):
+    """sema::repr: Python's repr for None/bool/int/float/str/tuple values."""
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        return repr(v)
+    if isinstance(v, tuple):
+        return "(" + ", ".join(_repr(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+    return repr(v)
+
+
+class _Table(dict):
+    """A configured table: printed {key=value, ...} in key order (std::map)."""
+
+    def text(self):
+        return "{" + ", ".join(f"{k}={_text(self[k])}" for k in sorted(self)) + "}"
+
+
+class _Scalar:
+    def __init__(self, text):
+        self._text = text
+
+    def text(self):
+        return self._text
+
+
+def _text(v):
+    return v.text()
+
+
+def _split_top(s):
+    parts, depth, cur, quote = [], 0, "", None
+    for ch in s:
+        if quote:
+            cur += ch
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+            continue
+        cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+def _array(text):
+    """parse_array_text: "ndarray(f32, 1, element=(3,), layout=(1, 0))" -> table."""
+    if not (text.startswith("ndarray(") and text.endswith(")")):
+        raise ValueError(f"not an ndarray description: {text!r}")
+    parts = _split_top(text[8:-1])
+    dtype, ndim = parts[0], int(parts[1])
+    t = _Table()
+    for p in parts[2:]:
+        if p.startswith("element="):
+            dims = [int(x) for x in p[8:].strip("()").split(",") if x.strip()]
+            dtype = (f"vector({dims[0]}, {dtype})" if len(dims) == 1 else
+                     f"matrix({dims[0]}, {dims[1]}, {dtype})")
+        elif p.startswith("layout="):
+            dims = [int(x) for x in p[7:].strip("()").split(",") if x.strip()]
+            t["layout"] = _Scalar(_repr("(" + ", ".join(map(str, dims)) +
+                                        ("," if len(dims) == 1 else "") + ")"))
+        elif p == "grad":
+            t["needs_grad"] = _Scalar("True")
+        elif p.startswith("source="):
+            t["source"] = _Scalar(_repr(p[7:]))
+        else:
+            raise ValueError(f"unknown part {p!r} of {text!r}")
+    t["dtype"] = _Scalar(_repr(dtype))
+    t["ndim"] = _Scalar(_repr(ndim))
+    return t
+
+
+def _template(v, depth=0):
+    """template_value: a recorded template value -> a scalar or table."""
+    if depth > 8:
+        raise ValueError("nested too deeply")
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return _Scalar(_repr(v))
+    if not isinstance(v, dict):
+        raise ValueError(f"not a recorded value: {v!r}")
+    if "float" in v:
+        return _Scalar("nan" if v["float"] == "nan" else ("-inf" if v["float"].startswith("-")
+                                                          else "inf"))
+    if "enum" in v:
+        member = "<unknown>"
+        if "value" in v:
+            try:
+                inner = _template(v["value"], depth + 1)
+                if not isinstance(inner, _Table):
+                    member = inner.text()
+            except ValueError:
+                pass
+        return _Scalar(f"<{v['enum']}.{v['member']}: {member}>")
+    if "numpy" in v:
+        return _template(v["value"], depth + 1)
+    if "tuple" in v:
+        items = [_template(x, depth + 1) for x in v["tuple"]]
+        if any(isinstance(i, _Table) for i in items):
+            raise ValueError("a tuple holding objects")
+        return _Scalar("(" + ", ".join(i.text() for i in items) +
+                       ("," if len(items) == 1 else "") + ")")
+    if "func" in v:
+        return _Scalar(_repr(v["func"]))
+    for kind in ("dtype", "vector", "matrix"):
+        if kind in v:
+            if kind == "dtype":
+                text = v[kind]
+            else:
+                text = kind + "(" + ", ".join(str(a) for a in v[kind]) + ")"
+            t = _Table()
+            t["__type__"] = _Scalar(_repr(text))
+            return t
+    if "object" in v:
+        t = _Table()
+        t["__class__"] = _Scalar(_repr(v.get("object", "?")))
+        for part in ("fields", "properties"):
+            for k, x in v.get(part, {}).items():
+                try:
+                    if isinstance(x, str) and x.startswith("ndarray("):
+                        item = _array(x)
+                    else:
+                        item = _template(x, depth + 1)
+                except ValueError as e:
+                    item = _Table()
+                    item["__unsupported__"] = _Scalar(_repr(str(e)))
+                t.setdefault(k, item)
+        return t
+    if "module" in v or "class" in v:
+        t = _Table()
+        key = "__module__" if "module" in v else "__classref__"
+        t[key] = _Scalar(_repr(v["module"] if "module" in v else v["class"]))
+        return t
+    if "unsupported" in v:
+        raise ValueError(v["unsupported"])
+    raise ValueError(f"not a recorded value: {v!r}")
+
+
+def config_text(desc):
+    """The canonical text qdbuild prints for one recorded parameter description, or None when
+    the description adds nothing (a runtime scalar)."""
+    if isinstance(desc, str):
+        return _array(desc).text()
+    if not isinstance(desc, dict):
+        raise ValueError("not a parameter description")
+    if "template" in desc:
+        return _template(desc["template"]).text()
+    if "final" in desc:
+        return _template(desc["final"]).text()
+    if "none" in desc:
+        return "None"
+    if "scalar" in desc:
+        return None
+    if "dataclass" in desc:
+        return _dataclass(desc).text()
+    if "value" in desc:
+        return _template(desc["value"]).text()
+    raise ValueError(desc.get("unsupported", f"not a parameter description: {desc!r}"))
+
+
+def _dataclass(desc):
+    t = _Table()
+    t["__class__"] = _Scalar(_repr(desc["dataclass"]))
+    for k, m in desc["members"].items():
+        try:
+            if isinstance(m, dict) and "dataclass" in m:
+                t[k] = _dataclass(m)
+                continue
+            text = config_text(m)
+        except ValueError as e:
+            bad = _Table()
+            bad["__unsupported__"] = _Scalar(_repr(str(e)))
+            t[k] = bad
+            continue
+        if text is None:
+            continue
+        if isinstance(m, str):
+            t[k] = _array(m)
+        else:
+            t[k] = _Scalar(text)
+    return t
+
+
+def split_instance(instance):
+    """'a=ndarray(f32, 1), cfg={...}' -> {'a': 'ndarray(f32, 1)', 'cfg': '{...}'}."""
+    out = {}
+    for part in _split_top(instance):
+        name, _, rest = part.partition("=")
+        out[name] = rest
+    return out
+
+
+def _array_matches(segment, desc):
+    """A partial ndarray prints ndarray(dtype, ndim[, options][, layout=...]); a complete one its
+    annotation. Either way the recorded dtype, ndim and layout must be the segment's."""
+    body = segment
+    if " " in segment and not segment.startswith("ndarray("):
+        body = segment.split(" ", 1)[1]  # "tensor {dtype=...}" / "torch.Tensor {...}"
+        return body == _array(desc).text()
+    if not segment.startswith("ndarray("):
+        return False
+    seg = _split_top(segment[8:-1])
+    rec = _array(desc)
+    dtype = rec["dtype"].text().strip("'")
+    if seg[0] != dtype or seg[1] != rec["ndim"].text():
+        return False
+    layout = rec.get("layout")
+    seg_layout = next((p[7:] for p in seg[2:] if p.startswith("layout=")), None)
+    return (layout.text().strip("'") if layout else None) == seg_layout
+
+
+def matches(instance, params):
+    """Whether built instance string `instance` is the call recorded as `params`."""
+    segments = split_instance(instance)
+    for name, desc in params.items():
+        seg = segments.get(name)
+        if seg is None:
+            return False
+        if isinstance(desc, str):
+            if not _array_matches(seg, desc):
+                return False
+            continue
+        text = config_text(desc)
+        if text is None:
+            continue
+        if seg != text and not seg.endswith(" " + text):
+            return False
+    return True
+
+
+def select(instances, params):
+    """The index of the one instance in `instances` (canonical strings) that `params` describes,
+    or None (none, or more than one)."""
+    found = [i for i, s in enumerate(instances) if matches(s, params)]
+    return found[0] if len(found) == 1 else None
