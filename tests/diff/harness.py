@@ -139,6 +139,12 @@ def make_array(desc, use_numpy, layout_mode="canonical"):
 
 
 def _make_value(desc, use_numpy, module, layout_mode):
+    if isinstance(desc, dict) and "object" in desc:
+        # A template object: the case module's class, constructed; the compiled runs pass the
+        # built instance's text for it (flat_args).
+        if module is None:
+            return {"__object__": desc["object"]}
+        return getattr(module, desc["object"])(**desc.get("args", {}))
     if isinstance(desc, dict) and "dataclass" in desc:
         members = {k: _make_value(v, use_numpy, module, layout_mode)
                    for k, v in desc["members"].items()}
@@ -172,12 +178,14 @@ def output(case, args, key):
 
 def flat_descs(case, names):
     """The argument descriptions in the order of `names` (see flat_args)."""
-    return flat_args(case, [_desc_tree(d) for d in case["args"]], names)
+    return flat_args(case, [_desc_tree(d) for d in case["args"]], names, "")
 
 
 def _desc_tree(desc):
     if isinstance(desc, dict) and "dataclass" in desc:
         return {k: _desc_tree(v) for k, v in desc["members"].items()}
+    if isinstance(desc, dict) and "object" in desc:
+        return "object"  # passed as text, not an array
     return desc
 
 
@@ -193,15 +201,23 @@ def set_flat(case, args, names, values):
         member(args[i], ".".join(head))[last] = value
 
 
-def flat_args(case, args, names):
+def flat_args(case, args, names, instance=None):
     """The arguments in the order a built instance takes them (`names`: qdrt's
     Kernel.arguments(), parameter names and dataclass member paths), from make_args(module=None)
     values; case["params"] names the kernel's parameters in order."""
     by_name = dict(zip(case["params"], args))
+    segments = None
     out = []
     for name in names:
         root, _, path = name.partition(".")
-        out.append(member(by_name[root], path))
+        value = member(by_name[root], path)
+        if isinstance(value, dict) and "__object__" in value:
+            # A template object selects the instance by its text (QDRT_VALUE_TEXT).
+            if segments is None:
+                import qdrt.instances
+                segments = qdrt.instances.split_instance(instance or "")
+            value = segments[name]
+        out.append(value)
     return out
 
 

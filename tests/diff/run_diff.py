@@ -269,7 +269,7 @@ def compiled(cases, qdbuild, store):
             k = st.kernel(case["kernel"])
             if "params" in case:
                 # Dataclass arguments: the built instance takes their members by path.
-                ret = k(*harness.flat_args(case, args, k.arguments(0)))
+                ret = k(*harness.flat_args(case, args, k.arguments(0), k.instances[0]))
             else:
                 ret = k(*args)
             return json.loads(json.dumps(harness.snapshot(case, args, ret))), None
@@ -305,8 +305,9 @@ def write_capi_request(cases, req_dir, names):
         args = harness.make_args(case, use_numpy=True, layout_mode="physical")
         descs = case["args"]
         if case["name"] in names:
-            args = harness.flat_args(case, args, names[case["name"]])
-            descs = harness.flat_descs(case, names[case["name"]])
+            arg_names, instance = names[case["name"]]
+            args = harness.flat_args(case, args, arg_names, instance)
+            descs = harness.flat_descs(case, arg_names)
         lines.append(f"case {index} {case['kernel']} {len(args)}")
         for k, (desc, value) in enumerate(zip(descs, args)):
             if isinstance(desc, dict):
@@ -355,7 +356,8 @@ def dataclass_argument_names(cases, store):
     with qdrt.open(store) as st:
         for c in wanted:
             if c["kernel"] in st.kernels():
-                out[c["name"]] = st.kernel(c["kernel"]).arguments(0)
+                k = st.kernel(c["kernel"])
+                out[c["name"]] = (k.arguments(0), k.instances[0])
     return out
 
 
@@ -408,7 +410,7 @@ def compiled_capi(cases, qdbuild, store, runner):
                 return None, f"no result: {e}"
             if err:
                 return None, err
-            flat_names = names.get(case["name"])
+            flat_names = names.get(case["name"], (None, None))[0]
             descs = harness.flat_descs(case, flat_names) if flat_names else case["args"]
             flat = []
             for k, desc in enumerate(descs):

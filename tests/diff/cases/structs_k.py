@@ -128,3 +128,26 @@ def final_member(s: Scaled):
             s.x[i] = s.x[i] * s.scale + s.n
         else:
             s.x[i] = -1.0
+
+
+@qd.data_oriented
+class Config:
+    """A config object passed as a qd.template() value (Genesis's RigidSimStaticConfig style):
+    its members and properties are compile-time values."""
+
+    def __init__(self, flag, n):
+        self.flag = flag
+        self.n = n
+
+    @property
+    def twice(self):
+        return self.n * 2
+
+
+@qd.kernel
+def config_object(cfg: qd.template(), x: qd.types.NDArray[qd.i32, 1]):
+    for i in range(x.shape[0]):
+        if qd.static(cfg.flag):
+            x[i] = i * cfg.n + cfg.twice
+        else:
+            x[i] = -1

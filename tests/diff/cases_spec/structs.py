@@ -33,6 +33,9 @@ CASES = [
      "args": [{"dataclass": "Scaled", "members": {
          "x": arr("f32", (4,), lambda i: i + 0.5), "scale": 3.0, "n": 2}}],
      "outputs": ["0.x"], "expected": {"0.x": [3.5, 6.5, 9.5, 12.5]}},
+    {"name": "structs_config_object", "kernel": "structs_k:config_object", "params": ["cfg", "x"],
+     "args": [{"object": "Config", "args": {"flag": True, "n": 3}}, arr("i32", (4,))],
+     "outputs": [1], "expected": {1: [6, 9, 12, 15]}},
     {"name": "structs_trace_python", "kernel": "structs_k:trace_python",
      "args": [arr("i32", (16,)), arr("i32", (3, 3))], "outputs": [0, 1]},
 ]

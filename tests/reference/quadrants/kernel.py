@@ -247,3 +247,11 @@ def func(fn=None, **_options):
     if fn is None:
         return lambda f: Func(f)
     return Func(fn)
+
+
+def data_oriented(cls=None, **_options):
+    """@qd.data_oriented: the stand-in reads such objects' members as Python values (a
+    qd.template() argument stays the object itself)."""
+    if cls is None:
+        return lambda c: c
+    return cls
