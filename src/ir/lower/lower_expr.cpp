@@ -497,6 +497,13 @@ Val Lowerer::binary(ast::Operator op, const Val& a, const Val& b, const ast::Pos
            std::string("cannot evaluate ") + sema::repr(a.py) + " " + op_text(op) + " " +
                sema::repr(b.py) + " at compile time" + (v.s.empty() ? "" : ": " + v.s));
     }
+    if ((a.path == "f32" || b.path == "f32") && v.kind == sema::Value::Kind::floating &&
+        !(a.path == "f64" || b.path == "f64")) {
+      // numpy.float32 arithmetic (call_numpy) stays float32: each result is rounded to it.
+      Val r = Val::of_py(sema::Value::floating(static_cast<double>(static_cast<float>(v.f))));
+      r.path = "f32";
+      return r;
+    }
     return Val::of_py(std::move(v));
   }
   if (a.kind == Val::Kind::tuple && b.kind == Val::Kind::tuple && op == ast::Operator::Add) {
