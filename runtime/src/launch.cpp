@@ -468,8 +468,18 @@ Status launch(Kernel& k, const qdrt_value* args, size_t count, qdrt_value* resul
     }
     return Status::error(QDRT_ERROR_NOT_FOUND, m);
   }
-  const Instance& first = *instances.front();
-  if (count != first.args.size()) {
+  // Instances of one kernel may take different arguments (a dataclass parameter passes the
+  // members each instance reads): only those taking `count` are candidates.
+  const Instance* same_count = nullptr;
+  size_t most_passed = 0;
+  for (const auto& inst : instances) {
+    if (inst->args.size() == count) {
+      same_count = same_count != nullptr ? same_count : inst.get();
+      most_passed = std::max(most_passed, inst->passed);
+    }
+  }
+  if (same_count == nullptr) {
+    const Instance& first = *instances.front();
     return Status::error(QDRT_ERROR_ARGUMENT,
                          "kernel '" + k.id + "' takes " + std::to_string(first.args.size()) +
                              " argument" + (first.args.size() == 1 ? "" : "s") + " (" +
@@ -479,22 +489,31 @@ Status launch(Kernel& k, const qdrt_value* args, size_t count, qdrt_value* resul
     return Status::error(QDRT_ERROR_INVALID_ARGUMENT, "kernel '" + k.id + "': args is NULL");
   }
   Frame frame;
-  frame.reserve(first.passed);
+  frame.reserve(most_passed);
   Instance* chosen = nullptr;
   std::string reasons;
   bool single_misuse = false;
   Mismatch first_mismatch;
+  size_t candidates = 0;
+  for (const auto& inst : instances) {
+    candidates += inst->args.size() == count ? 1 : 0;
+  }
   for (size_t i = 0; i < instances.size(); ++i) {
     Mismatch m;
+    if (instances[i]->args.size() != count) {
+      reasons += "\n  '" + std::string(instances[i]->instance) + "': takes " +
+                 std::to_string(instances[i]->args.size()) + " arguments";
+      continue;
+    }
     if (bind(*instances[i], args, frame, m)) {
       chosen = instances[i].get();
       break;
     }
-    if (i == 0) {
+    if (first_mismatch.why.empty()) {
       first_mismatch = m;
     }
     reasons += "\n  '" + std::string(instances[i]->instance) + "': " + m.why;
-    single_misuse = instances.size() == 1 && !m.selects;
+    single_misuse = candidates == 1 && !m.selects;
   }
   if (chosen == nullptr) {
     if (single_misuse) {
