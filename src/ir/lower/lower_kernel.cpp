@@ -248,9 +248,8 @@ Param Lowerer::ndarray_param(const std::string& name, const sema::ParamType& t,
     if (lo != v->table.end() && lo->second.scalar.kind == sema::Value::Kind::string) {
       layout = lo->second.scalar.s;
     }
-    // A recorded member with a gradient: the kernel reads and writes the primal only (the
-    // gradient's own reads are refused where they are written: x.grad).
-    (void)needs_grad;
+    // A recorded ndarray with a gradient (needs_grad in the table) passes the primal: forward
+    // kernels read and write only it, and reading x.grad is refused where it is written.
   }
   if (dts.empty() || ndim < 0) {
     fail(pos, "QD207",
