@@ -86,3 +86,17 @@ def late_argument_load(a: qd.types.NDArray[qd.f32, 1]) -> None:
     # Quadrants builds every argument, then the callee's prologue copies x: a[1] is read after
     # clear1 stored 0 into it (seed 1000 #706; the stand-in read it first).
     a[0] = first_arg(a[1], clear1(a))
+
+
+@qd.kernel
+def atomic_then_read_same_element(a: qd.types.NDArray[qd.u32, 2]) -> qd.u16:
+    # The atomic's destination index reads the element it then changes (seed 1000 #115).
+    qd.atomic_xor(a[a[1, 0] % a.shape[0], 0], 1)
+    return a[1, 0]
+
+
+@qd.kernel
+def atomic_xor_zero_after_xor(a: qd.types.NDArray[qd.i64, 1], f: qd.types.NDArray[qd.u1, 1]) -> None:
+    # A no-op xor after a real one to the same element, whose value reads it (seed 1000 #634).
+    qd.atomic_xor(a[f[0]], a[0] + 5)
+    qd.atomic_xor(a[0], 0)

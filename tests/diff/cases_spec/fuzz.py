@@ -32,4 +32,13 @@ CASES = [
     {"name": "fuzz_late_argument_load", "kernel": "fuzz_k:late_argument_load",
      "args": [arr("f32", (3,), [1.0, -1.0, -2.0])], "outputs": [0],
      "expected": {0: [0.0, 0.0, -2.0]}},
+    {"name": "fuzz_atomic_then_read_same_element", "kernel": "fuzz_k:atomic_then_read_same_element",
+     "args": [arr("u32", (3, 1), [10, 16, 2])], "outputs": [0],
+     "expected": {"return": 17, 0: [10, 17, 2]},
+     "oracle_differs": "real Quadrants 1.3.3 returns the element as read before the atomic (16)"},
+    {"name": "fuzz_atomic_xor_zero_after_xor", "kernel": "fuzz_k:atomic_xor_zero_after_xor",
+     "args": [arr("i64", (2,), [8, -325]), arr("u1", (2,), [0, 0])], "outputs": [0],
+     "expected": {0: [8 ^ 13, -325]},
+     "oracle_differs": "real Quadrants 1.3.3 loses the first xor when a no-op xor to the same "
+                       "element follows (a[0] stays 8)"},
 ]
