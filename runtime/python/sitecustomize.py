@@ -3,6 +3,8 @@ directory is on PYTHONPATH, as coverage.py does for subprocesses). It switches o
 environment asks for, in an unchanged app (docs/record.md):
 
   QDRT_RECORD=FILE   record every kernel instance the app calls into FILE (qdrt.record)
+  QDRT_STORE=PATH    run the app's kernel calls from the qdbuild store PATH (qdrt.bridge);
+                     QDRT_STORE_STATS=FILE writes what was served and what fell back
 
 Then it runs the next `sitecustomize` on sys.path, if the environment has one of its own."""
 
@@ -23,6 +25,18 @@ def _start():
                   file=sys.stderr)
 
 
+def _start_bridge():
+    path = os.environ.get("QDRT_STORE")
+    if path:
+        try:
+            from qdrt import bridge
+
+            bridge.install(path, os.environ.get("QDRT_STORE_STATS") or None)
+        except Exception as e:  # noqa: BLE001 - the app runs either way (on Quadrants)
+            print(f"qdrt: QDRT_STORE is set but the bridge could not start: {e}",
+                  file=sys.stderr)
+
+
 def _chain():
     here = os.path.dirname(os.path.abspath(__file__))
     for entry in sys.path:
@@ -37,4 +51,5 @@ def _chain():
 
 
 _start()
+_start_bridge()
 _chain()

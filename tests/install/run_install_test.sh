@@ -42,7 +42,8 @@ for f in bin/qdbuild lib/libqdrt.so lib/libqdrt.so.0 lib/libqdrt.a include/qdrt/
   include/qdrt/qdrt.hpp include/qdrt/store_format.h include/qdrt/task_abi.h \
   lib/cmake/qdrt/qdrtConfig.cmake lib/cmake/qdrt/qdrtConfigVersion.cmake \
   lib/cmake/qdrt/qdrtTargets.cmake lib/pkgconfig/qdrt.pc lib/qdrt/python/qdrt/__init__.py \
-  lib/qdrt/python/qdrt/record.py lib/qdrt/python/qdrt/instances.py lib/qdrt/python/sitecustomize.py \
+  lib/qdrt/python/qdrt/record.py lib/qdrt/python/qdrt/instances.py lib/qdrt/python/qdrt/bridge.py \
+  lib/qdrt/python/sitecustomize.py \
   lib/qdrt/python/qdrt/_installed.py lib/libqdbuild.so lib/libqdbuild.so.0 \
   lib/libqdbuild-backend.so include/qdbuild/qdbuild.hpp include/qdbuild/build.hpp \
   include/qdbuild/check.hpp include/qdbuild/explain.hpp include/qdbuild/project.hpp \
@@ -107,7 +108,7 @@ lib = qdrt._library_path()
 assert qdrt.__file__.startswith('$P/'), qdrt.__file__
 assert os.path.realpath(lib) == os.path.realpath('$P/lib/libqdrt.so.0'), lib
 print('binding', os.path.dirname(qdrt.__file__), 'loads', lib, 'version', qdrt.version())
-import qdrt.record, qdrt.instances  # the recorder and the instance selection are installed too
+import qdrt.record, qdrt.instances, qdrt.bridge  # the recorder, selection and bridge too
 assert qdrt.record.__file__.startswith('$P/') and qdrt.instances.__file__.startswith('$P/')"
   PYTHONPATH="$P/lib/qdrt/python" python3 "$SRC/examples/app.py" "$T/store" >"$T/app_py.log" ||
     { cat "$T/app_py.log"; exit 1; }

@@ -86,6 +86,29 @@ _LONG = {"l": "q" if ctypes.sizeof(ctypes.c_long) == 8 else "i",
 _NAMES = {1: "i8", 2: "i16", 3: "i32", 4: "i64", 5: "u8", 6: "u16", 7: "u32", 8: "u64",
           9: "f16", 10: "f32", 11: "f64", 12: "u1"}
 
+_CODES = {name: code for code, name in _NAMES.items()}
+
+
+class HostArray:
+    """A C-contiguous array in host memory given by address: `data` (an int), `dtype` (a qdrt
+    dtype name: 'f32', 'i32', 'u1', ...) and `shape` (the ndarray's dims, then the element dims
+    of a vector / matrix dtype). For memory no buffer protocol exposes (a Quadrants ndarray:
+    its runtime's data pointer); the caller keeps the memory alive during the call."""
+
+    __slots__ = ("data", "dtype", "shape", "_code", "_shape")
+
+    def __init__(self, data, dtype, shape):
+        if dtype not in _CODES:
+            raise ArgumentError("HostArray: unknown dtype %r (expected one of %s)" %
+                                (dtype, " ".join(sorted(_CODES))), "QDRT_ERROR_ARGUMENT")
+        self.data, self.dtype, self.shape = int(data), dtype, tuple(int(d) for d in shape)
+        self._code = _CODES[dtype]
+        self._shape = _shape_type(len(self.shape))(*self.shape)
+
+    def __repr__(self):
+        return "HostArray(0x%x, %r, %r)" % (self.data, self.dtype, self.shape)
+
+
 _VALUE_NONE, _VALUE_ARRAY, _VALUE_INT, _VALUE_FLOAT, _VALUE_BOOL, _VALUE_TEXT = range(6)
 _VALUE_CUDA_ARRAY = 6
 _VALUE_UNSIGNED = 1  # qdrt_value.flags: `i` holds a uint64 bit pattern
@@ -485,6 +508,12 @@ class Kernel:
         """Fills `v` from argument i when it is not an exact int, float or known plain buffer;
         returns the producer's CUDA stream of a __cuda_array_interface__ array, else None."""
         t = type(a)
+        if t is HostArray:
+            v.kind, v.dtype, v.ndim = _VALUE_ARRAY, a._code, len(a.shape)
+            v.data = a.data or None
+            v.shape = ctypes.addressof(a._shape)
+            keep.append(a)
+            return None
         cai = None
         if not isinstance(a, (bool, int, float, str)):
             try:

@@ -33,7 +33,7 @@ def main():
             t2 = time.perf_counter()
         if opts.out:
             trace.append({"qpos": go2.get_qpos().tolist(), "qvel": go2.get_dofs_velocity().tolist(),
-                          "contacts": int(scene.rigid_solver.collider._collider_state.n_contacts.to_numpy().sum())})
+                          "contacts": int(scene.rigid_solver.collider.collider_state.n_contacts.to_numpy().sum())})
     print(json.dumps({"build_s": t1 - t0, "first_step_s": t2 - t1, "steps": opts.steps}))
     if opts.out:
         with open(opts.out, "w") as f:
