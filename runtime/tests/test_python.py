@@ -14,6 +14,7 @@ Usage: test_python.py [--numpy require|without] [unittest args]
   default          with the numpy cases when numpy imports, else without them.
 """
 import array
+import ctypes
 import os
 import shutil
 import subprocess
@@ -96,6 +97,25 @@ class Values:
         self.assertEqual(list(y), [2.0 * i + 1.0 for i in range(n)])
         self.k("saxpy")(1, x, y)  # an int for an f32 scalar
         self.assertEqual(y[10], 31.0)
+
+    def test_prepared_and_host_array(self):
+        # A prepared launch converts the arguments once and launches many times; HostArray passes
+        # memory by address (what the bridge does for a Quadrants ndarray).
+        x, y = f32([1, 2, 3]), f32([0, 0, 0])
+        addr = ctypes.addressof(ctypes.c_char.from_buffer(y))
+        run = self.k("saxpy").prepare(2.0, x, qdrt.HostArray(addr, "f32", (3,)))
+        for _ in range(3):
+            self.assertIsNone(run())
+        self.assertEqual(list(y), [6.0, 12.0, 18.0])
+        xs = array.array("q", [5, 6, 7])
+        total = self.k("sum_i64").prepare(xs)
+        self.assertEqual(total(), 18)
+        xs[0] = 1  # the same memory: the next launch reads the new value
+        self.assertEqual(total(), 14)
+        with self.assertRaises(qdrt.ArgumentError):
+            qdrt.HostArray(addr, "f33", (3,))
+        with self.assertRaises(qdrt.ArgumentError):  # libqdrt checks every launch
+            self.k("sum_i64").prepare(qdrt.HostArray(addr, "f32", (3,)))()
 
     def test_serial_result(self):
         xs = array.array("q", [i * i - 7 for i in range(1000)])

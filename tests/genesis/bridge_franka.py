@@ -10,7 +10,8 @@ QDRT_STORE=store QDRT_STORE_STATS=stats), and requires: every recorded kernel se
 fallbacks only for kernels the record does not have (the --out path's ndarray_to_ext_arr), the
 contact count equal at every step, qpos and qvel within 1e-2 absolute (float32 differences of
 fast-math code grow over a contact-rich trajectory: 1.9e-3 after 200 steps here). Prints both
-runs' scene.build() and first-step times. Exit 0/1; 125 without Genesis (no-genesis-venv).
+runs' scene.build() and first-step times, and the steady-state time per step of two more runs
+without --out (never asserted). Exit 0/1; 125 without Genesis (no-genesis-venv).
 """
 import argparse
 import glob
@@ -35,8 +36,8 @@ def flat(x):
 
 
 def run_scene(python, steps, out, env):
-    p = subprocess.run([python, os.path.join(HERE, "scenes", "franka.py"), "--steps", str(steps),
-                        "--out", out], capture_output=True, text=True, env=env)
+    p = subprocess.run([python, os.path.join(HERE, "scenes", "franka.py"), "--steps", str(steps)]
+                       + (["--out", out] if out else []), capture_output=True, text=True, env=env)
     if p.returncode != 0:
         raise RuntimeError(f"the scene exited {p.returncode}: {p.stderr[-3000:]}")
     return json.loads(p.stdout.strip().splitlines()[-1]), p.stderr
@@ -76,6 +77,10 @@ def main():
                     QDRT_LIBRARY=os.environ.get("QDRT_LIBRARY",
                                                 os.path.join(ROOT, "build", "lib", "libqdrt.so")))
         bridged, err = run_scene(opts.python, opts.steps, os.path.join(tmp, "bridge.json"), benv)
+        # Timing runs without --out (which reads the state back every step).
+        plain_t, _ = run_scene(opts.python, opts.steps, None, env)
+        bridged_t, _ = run_scene(opts.python, opts.steps, None,
+                                 {k: v for k, v in benv.items() if k != "QDRT_STORE_STATS"})
         a = json.load(open(os.path.join(tmp, "plain.json")))
         b = json.load(open(os.path.join(tmp, "bridge.json")))
         s = json.load(open(stats))
@@ -107,6 +112,9 @@ def main():
     print(f"scene.build(): Quadrants {plain['build_s']:.2f} s (warm offline cache), store "
           f"{bridged['build_s']:.2f} s; first step {plain['first_step_s']:.3f} s against "
           f"{bridged['first_step_s']:.3f} s")
+    per_step = [t["later_steps_s"] / max(1, opts.steps - 1) * 1e3 for t in (plain_t, bridged_t)]
+    print(f"steady state (steps 2..{opts.steps}, no --out): Quadrants {per_step[0]:.3f} ms/step, "
+          f"store {per_step[1]:.3f} ms/step ({per_step[1] / per_step[0]:.2f}x)")
     for f in failures:
         print("FAIL " + f)
     return 1 if failures else 0

@@ -574,15 +574,53 @@ class Kernel:
                                     "QDRT_ERROR_ARGUMENT")
         return None
 
+    def prepare(self, *args):
+        """The arguments converted once, for launching many times on the CPU: call the result
+        with no arguments. Valid while the memory the arguments name stays where it is (the
+        prepared launch keeps the argument objects alive, not their buffers' addresses);
+        libqdrt still checks them at every launch."""
+        if self._store._handle is None:
+            raise Error("the store is closed", "QDRT_ERROR_INVALID_ARGUMENT")
+        values, keep, producer_stream = self._values(args, None)
+        if producer_stream is not None:
+            raise ArgumentError("prepare(): CUDA arrays are launched with the kernel itself",
+                                "QDRT_ERROR_ARGUMENT")
+        return Prepared(self, values, len(args), keep + list(args))
+
     def __call__(self, *args, stream=None, device=None):
         """Launches. stream: a CUstream (int or stream object) for CUDA launches; device:
         None (CUDA when an argument is a device array), "cpu" or "cuda"."""
         if self._store._handle is None:
             raise Error("the store is closed", "QDRT_ERROR_INVALID_ARGUMENT")
         n = len(args)
+        user_stream = None if stream is None else _stream_handle(stream)
+        values, keep, producer_stream = self._values(args, user_stream)
+        result = _Value()
+        if device is None and user_stream is None and producer_stream is None:
+            size = _SIZE_ARGS.get(n)
+            if size is None:
+                size = _SIZE_ARGS[n] = ctypes.c_size_t(n)
+            st = _launch_unchecked(self._handle, values, size, ctypes.byref(result))
+        else:
+            if device not in (None, "cpu", "cuda"):
+                raise ValueError("device must be None, 'cpu' or 'cuda'")
+            opts = _LaunchOptions(ctypes.sizeof(_LaunchOptions),
+                                  {None: _DEVICE_AUTO, "cpu": _DEVICE_CPU,
+                                   "cuda": _DEVICE_CUDA}[device],
+                                  user_stream if user_stream is not None else producer_stream)
+            st = _lib.qdrt_launch_ex(self._handle, values, n, ctypes.byref(result),
+                                     ctypes.byref(opts))
+        del keep
+        if st != 0:
+            _raise(st)
+        return _result(result)
+
+    def _values(self, args, user_stream):
+        """The qdrt_value array for `args`, the objects to keep alive during the launch, and
+        the producer stream of a CUDA array argument (or None)."""
+        n = len(args)
         values = _values_type(n)()
         keep = []
-        user_stream = None if stream is None else _stream_handle(stream)
         producer_stream = None
         for i, a in enumerate(args):
             v = values[i]
@@ -602,33 +640,39 @@ class Kernel:
                 s = self._other_value(i, a, v, keep, user_stream)
                 if s is not None and producer_stream is None:
                     producer_stream = s
-        result = _Value()
-        if device is None and user_stream is None and producer_stream is None:
-            size = _SIZE_ARGS.get(n)
-            if size is None:
-                size = _SIZE_ARGS[n] = ctypes.c_size_t(n)
-            st = _launch_unchecked(self._handle, values, size, ctypes.byref(result))
-        else:
-            if device not in (None, "cpu", "cuda"):
-                raise ValueError("device must be None, 'cpu' or 'cuda'")
-            opts = _LaunchOptions(ctypes.sizeof(_LaunchOptions),
-                                  {None: _DEVICE_AUTO, "cpu": _DEVICE_CPU,
-                                   "cuda": _DEVICE_CUDA}[device],
-                                  user_stream if user_stream is not None else producer_stream)
-            st = _lib.qdrt_launch_ex(self._handle, values, n, ctypes.byref(result),
-                                     ctypes.byref(opts))
-        del keep
-        if st != 0:
-            _raise(st)
-        if result.kind == _VALUE_INT:
-            if result.dtype == 8 and result.i < 0:  # u64: `i` holds the bit pattern
-                return result.i + (1 << 64)
-            return result.i
-        if result.kind == _VALUE_FLOAT:
-            return result.f
-        if result.kind == _VALUE_BOOL:
-            return bool(result.i)
-        return None
+        return values, keep, producer_stream
 
     def __repr__(self):
         return "<qdrt.Kernel %s>" % self.id
+
+
+def _result(result):
+    if result.kind == _VALUE_INT:
+        if result.dtype == 8 and result.i < 0:  # u64: `i` holds the bit pattern
+            return result.i + (1 << 64)
+        return result.i
+    if result.kind == _VALUE_FLOAT:
+        return result.f
+    if result.kind == _VALUE_BOOL:
+        return bool(result.i)
+    return None
+
+
+class Prepared:
+    """A kernel with its arguments converted (Kernel.prepare): call it to launch on the CPU."""
+
+    __slots__ = ("_kernel", "_values", "_size", "_keep")
+
+    def __init__(self, kernel, values, n, keep):
+        self._kernel, self._values, self._keep = kernel, values, keep
+        self._size = ctypes.c_size_t(n)
+
+    def __call__(self):
+        if self._kernel._store._handle is None:
+            raise Error("the store is closed", "QDRT_ERROR_INVALID_ARGUMENT")
+        result = _Value()
+        st = _launch_unchecked(self._kernel._handle, self._values, self._size,
+                               ctypes.byref(result))
+        if st != 0:
+            _raise(st)
+        return _result(result)

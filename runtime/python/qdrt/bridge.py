@@ -36,6 +36,18 @@ class _Fallback(Exception):
     """A call the store does not serve; the message says why."""
 
 
+def _fixed(obj, path):
+    """Whether obj.path names the same object for as long as obj lives: every object along the
+    path is a frozen dataclass (a non-frozen one may have a member reassigned)."""
+    import dataclasses
+
+    for part in path.split(".") if path else []:
+        if not (dataclasses.is_dataclass(obj) and type(obj).__dataclass_params__.frozen):
+            return False
+        obj = getattr(obj, part)
+    return True
+
+
 def _member(obj, path):
     for part in path.split(".") if path else []:
         obj = getattr(obj, part)
@@ -44,14 +56,21 @@ def _member(obj, path):
 
 class _Plan:
     """How to run one kernel for one argument set: the libqdrt kernel and, per argument of the
-    selected instance, a function of the call's positional arguments."""
+    selected instance, a function of the call's positional arguments. When nothing the
+    arguments hold can move (frozen dataclasses, Quadrants ndarrays, numpy arrays, template
+    and scalar values: the key), the converted arguments are prepared once (Kernel.prepare)
+    and the plan keeps the argument objects alive, so their identities cannot be reused."""
 
-    __slots__ = ("kernel", "getters", "kid")
+    __slots__ = ("kernel", "getters", "kid", "prepared", "args")
 
-    def __init__(self, kid, kernel, getters):
+    def __init__(self, kid, kernel, getters, args, stable):
         self.kid, self.kernel, self.getters = kid, kernel, getters
+        self.prepared = kernel.prepare(*[g(args) for g in getters]) if stable else None
+        self.args = args if stable else None
 
     def run(self, args):
+        if self.prepared is not None:
+            return self.prepared()
         return self.kernel(*[g(args) for g in self.getters])
 
 
@@ -161,6 +180,7 @@ class _Bridge:
         position = {m.name: i for i, m in enumerate(metas)}
         templates = {m.name for m in metas if record._annotation_kind(m.annotation) == "template"}
         getters = []
+        stable = True
         for name in k.arguments(idx):
             root, _, path = name.partition(".")
             if root in templates and not path:
@@ -168,8 +188,11 @@ class _Bridge:
                 getters.append(lambda a, t=text: t)
                 continue
             i = position[root]
-            getters.append(self.getter(i, path, _member(args[i], path), name))
-        return _Plan(kid, k, getters)
+            value = _member(args[i], path)
+            getters.append(self.getter(i, path, value, name))
+            stable = stable and _fixed(args[i], path) and not type(value).__module__.startswith(
+                "torch")
+        return _Plan(kid, k, getters, args, stable)
 
     def getter(self, i, path, value, name):
         """A function of the call's arguments giving libqdrt's value for one argument."""
