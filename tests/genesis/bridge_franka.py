@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""The unchanged Franka scene on a qdbuild store (QDRT_STORE, qdrt.bridge) against the same scene
+"""An unchanged Genesis scene on a qdbuild store (QDRT_STORE, qdrt.bridge) against the same scene
 on Quadrants: 200 steps, every step's qpos, qvel and contact count.
 
-  bridge_franka.py [--qdbuild build/bin/qdbuild] [--python build/genesis-venv/bin/python] [--steps 200]
+  bridge_franka.py [--scene franka|go2] [--qdbuild build/bin/qdbuild]
+                   [--python build/genesis-venv/bin/python] [--steps 200]
 
-Builds the committed record (tests/genesis/franka.qdrecord.json) into a fresh store, runs
-tests/genesis/scenes/franka.py --out twice (plain, then with PYTHONPATH=runtime/python
+Builds the committed record (tests/genesis/<scene>.qdrecord.json) into a fresh store, runs
+tests/genesis/scenes/<scene>.py --out twice (plain, then with PYTHONPATH=runtime/python
 QDRT_STORE=store QDRT_STORE_STATS=stats), and requires: every recorded kernel served by the store,
 fallbacks only for kernels the record does not have (the --out path's ndarray_to_ext_arr), the
 contact count equal at every step, qpos and qvel within 1e-2 absolute (float32 differences of
@@ -23,7 +24,6 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-RECORD = os.path.join(HERE, "franka.qdrecord.json")
 TOLERANCE = 1e-2
 
 
@@ -35,8 +35,8 @@ def flat(x):
         yield x
 
 
-def run_scene(python, steps, out, env):
-    p = subprocess.run([python, os.path.join(HERE, "scenes", "franka.py"), "--steps", str(steps)]
+def run_scene(python, steps, out, env, scene="franka"):
+    p = subprocess.run([python, os.path.join(HERE, "scenes", f"{scene}.py"), "--steps", str(steps)]
                        + (["--out", out] if out else []), capture_output=True, text=True, env=env)
     if p.returncode != 0:
         raise RuntimeError(f"the scene exited {p.returncode}: {p.stderr[-3000:]}")
@@ -49,7 +49,9 @@ def main():
     ap.add_argument("--python", default=os.path.join(ROOT, "build", "genesis-venv", "bin",
                                                      "python"))
     ap.add_argument("--steps", type=int, default=200)
+    ap.add_argument("--scene", default="franka", choices=["franka", "go2"])
     opts = ap.parse_args()
+    RECORD = os.path.join(HERE, f"{opts.scene}.qdrecord.json")
     sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
     import skip_policy
 
@@ -70,17 +72,19 @@ def main():
         env = dict(os.environ)
         for k in ("QDRT_RECORD", "QDRT_STORE", "QDRT_STORE_STATS"):
             env.pop(k, None)
-        plain, _ = run_scene(opts.python, opts.steps, os.path.join(tmp, "plain.json"), env)
+        plain, _ = run_scene(opts.python, opts.steps, os.path.join(tmp, "plain.json"), env, opts.scene)
         stats = os.path.join(tmp, "stats.json")
         benv = dict(env, PYTHONPATH=os.path.join(ROOT, "runtime", "python"), QDRT_STORE=store,
                     QDRT_STORE_STATS=stats,
                     QDRT_LIBRARY=os.environ.get("QDRT_LIBRARY",
                                                 os.path.join(ROOT, "build", "lib", "libqdrt.so")))
-        bridged, err = run_scene(opts.python, opts.steps, os.path.join(tmp, "bridge.json"), benv)
+        bridged, err = run_scene(opts.python, opts.steps, os.path.join(tmp, "bridge.json"), benv,
+                                opts.scene)
         # Timing runs without --out (which reads the state back every step).
-        plain_t, _ = run_scene(opts.python, opts.steps, None, env)
+        plain_t, _ = run_scene(opts.python, opts.steps, None, env, opts.scene)
         bridged_t, _ = run_scene(opts.python, opts.steps, None,
-                                 {k: v for k, v in benv.items() if k != "QDRT_STORE_STATS"})
+                                 {k: v for k, v in benv.items() if k != "QDRT_STORE_STATS"},
+                                 opts.scene)
         a = json.load(open(os.path.join(tmp, "plain.json")))
         b = json.load(open(os.path.join(tmp, "bridge.json")))
         s = json.load(open(stats))
