@@ -14,7 +14,9 @@ argument the bridge does not know. QDRT_STORE_STATS=FILE writes at exit
 {"served": {kernel_id: calls}, "fallback": {kernel_id: {"calls": n, "reason": text}}}.
 
 What is looked up once per kernel and argument set (the argument objects' identities, template
-values by value) is cached: the selected instance and how to read each of its arguments.
+values by value) is cached: the selected instance and how to read each of its arguments. A plan
+keeps its argument objects alive, so an id cannot be reused by another object while the plan
+exists; the cache holds at most 4,096 plans (the oldest are dropped first).
 """
 
 import atexit
@@ -29,6 +31,7 @@ from qdrt import instances, record
 __all__ = ["install"]
 
 _state = None
+_MAX_PLANS = 4096
 _DTYPES = {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "f32", "f64", "u1"}
 
 
@@ -66,7 +69,9 @@ class _Plan:
     def __init__(self, kid, kernel, getters, args, stable):
         self.kid, self.kernel, self.getters = kid, kernel, getters
         self.prepared = kernel.prepare(*[g(args) for g in getters]) if stable else None
-        self.args = args if stable else None
+        # Always kept: the cache is keyed by the arguments' ids, which a new object could reuse
+        # once these died (a new config object with other values would select this instance).
+        self.args = args
 
     def run(self, args):
         if self.prepared is not None:
@@ -155,6 +160,11 @@ class _Bridge:
         if plan is None:
             plan = self.make_plan(kernel, args)
             with self.lock:
+                if len(self.plans) >= _MAX_PLANS:
+                    # An app passing new objects at every call: forget the oldest plans (and
+                    # with them the argument objects they keep).
+                    for old in list(self.plans)[:_MAX_PLANS // 4]:
+                        del self.plans[old]
                 self.plans[key] = plan
         return plan, args
 
