@@ -154,6 +154,19 @@ std::string display_path(const std::string& path) {
   return ec || text.empty() || text.starts_with("..") ? path : text;
 }
 
+// A key that takes one string or a list of them: its items (none for any other value).
+std::vector<const toml::node*> string_or_list(const toml::node& node) {
+  std::vector<const toml::node*> items;
+  if (node.is_string()) {
+    items.push_back(&node);
+  } else if (const auto* arr = node.as_array()) {
+    for (const toml::node& e : *arr) {
+      items.push_back(&e);
+    }
+  }
+  return items;
+}
+
 // A path written in the config file: relative to the file's directory.
 std::string relative_to_config(const std::string& config, const std::string& written) {
   fs::path f = written;
@@ -233,14 +246,7 @@ void read_table(const toml::table& t, BuildConfig& c, const std::string& path,
       }
       (k == "fast_math" ? c.fast_math : c.debug) = *node.value<bool>();
     } else if (k == "instances-from" || k == "instances_from") {
-      std::vector<const toml::node*> items;
-      if (node.is_string()) {
-        items.push_back(&node);
-      } else if (const auto* arr = node.as_array()) {
-        for (const toml::node& e : *arr) {
-          items.push_back(&e);
-        }
-      }
+      std::vector<const toml::node*> items = string_or_list(node);
       if (items.empty()) {
         error_at(errors, path, &node, "'instances-from' must be a file name or a list of them");
       }
@@ -249,11 +255,7 @@ void read_table(const toml::table& t, BuildConfig& c, const std::string& path,
           error_at(errors, path, e, "'instances-from' must name files (strings)");
           continue;
         }
-        fs::path f = *e->value<std::string>();
-        if (f.is_relative()) {
-          f = fs::path(path).parent_path() / f;
-        }
-        c.instances_from.push_back(f.lexically_normal().string());
+        c.instances_from.push_back(relative_to_config(path, *e->value<std::string>()));
       }
     } else if (k == "defines") {
       const auto* dt = node.as_table();
@@ -294,14 +296,7 @@ void read_table(const toml::table& t, BuildConfig& c, const std::string& path,
         error_at(errors, path, &node, "'instances' must be a table");
       }
     } else if (k == "paths") {
-      std::vector<const toml::node*> items;
-      if (node.is_string()) {
-        items.push_back(&node);
-      } else if (const auto* arr = node.as_array()) {
-        for (const toml::node& e : *arr) {
-          items.push_back(&e);
-        }
-      }
+      std::vector<const toml::node*> items = string_or_list(node);
       if (items.empty()) {
         error_at(errors, path, &node, "'paths' must be a path or a non-empty list of paths", k);
         continue;
@@ -321,14 +316,7 @@ void read_table(const toml::table& t, BuildConfig& c, const std::string& path,
       }
       c.store = relative_to_config(path, *node.value<std::string>());
     } else if (k == "targets") {
-      std::vector<const toml::node*> items;
-      if (node.is_string()) {
-        items.push_back(&node);
-      } else if (const auto* arr = node.as_array()) {
-        for (const toml::node& e : *arr) {
-          items.push_back(&e);
-        }
-      }
+      std::vector<const toml::node*> items = string_or_list(node);
       if (items.empty()) {
         error_at(errors, path, &node, "'targets' must be a target or a non-empty list of them", k);
         continue;
