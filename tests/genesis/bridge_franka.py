@@ -15,12 +15,13 @@ runs' scene.build() and first-step times, and the steady-state time per step of 
 without --out (never asserted). Exit 0/1; 125 without Genesis (no-genesis-venv).
 """
 import argparse
-import glob
 import json
 import os
 import subprocess
 import sys
 import tempfile
+
+import genesis_env
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -55,17 +56,13 @@ def main():
     sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
     import skip_policy
 
-    site = glob.glob(os.path.join(ROOT, "build", "genesis-venv", "lib", "python3*",
-                                  "site-packages"))
-    if not site or not os.path.exists(opts.python):
-        skip_policy.skip("no-genesis-venv", "the bridge runs the Franka scene")
-    site = site[0]
+    site = genesis_env.site_packages()
+    if site is None or not os.path.exists(opts.python):
+        skip_policy.skip("no-genesis-venv", "the bridge runs the Genesis scene")
     failures = []
     with tempfile.TemporaryDirectory(prefix="qd-bridge-") as tmp:
         store = os.path.join(tmp, "store")
-        p = subprocess.run([opts.qdbuild, "build", "--root", site, os.path.join(site, "genesis"),
-                            os.path.join(site, "quadrants", "_kernels.py"), "--instances", RECORD,
-                            "--store", store], capture_output=True, text=True)
+        p = genesis_env.build_store(opts.qdbuild, site, RECORD, store)
         if p.returncode != 0:
             print(f"FAIL: qdbuild build exited {p.returncode}\n{p.stderr[-3000:]}")
             return 1

@@ -15,23 +15,18 @@ otherwise; 125 (skip policy "no-genesis-venv") without Genesis.
 """
 import argparse
 import collections
-import glob
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
+import genesis_env
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
 import skip_policy  # noqa: E402
-
-
-def default_site():
-    found = glob.glob(os.path.join(ROOT, "build", "genesis-venv", "lib", "python3*",
-                                   "site-packages"))
-    return found[0] if found else None
 
 
 def run(cmd):
@@ -86,7 +81,7 @@ def main():
     ap.add_argument("--record", default=os.path.join(HERE, "franka.qdrecord.json"))
     ap.add_argument("--store")
     opts = ap.parse_args()
-    site = opts.site or default_site()
+    site = opts.site or genesis_env.site_packages()
     if site is None or not os.path.isfile(os.path.join(site, "genesis", "__init__.py")):
         skip_policy.skip("no-genesis-venv", "qdbuild on Genesis needs its sources")
 
@@ -116,9 +111,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         # Every kernel the scene called builds: Genesis's and Quadrants' own helper kernels.
         store = opts.store or os.path.join(tmp, "store")
-        helpers = os.path.join(site, "quadrants", "_kernels.py")
-        rc, out, err = run([opts.qdbuild, "build", "--root", site, tree, helpers, "--instances",
-                            opts.record, "--store", store, "--json"])
+        p = genesis_env.build_store(opts.qdbuild, site, opts.record, store, "--json")
+        rc, out, err = p.returncode, p.stdout, p.stderr
         built = json.loads(out) if out.strip().startswith("{") else {}
         if rc != 0:
             print(err[-3000:], file=sys.stderr)

@@ -20,12 +20,13 @@ Exit 0 when every compared call agrees and every kernel of the record was compar
 125 (skip policy "no-genesis-venv") without Genesis.
 """
 import argparse
-import glob
 import json
 import os
 import subprocess
 import sys
 import tempfile
+
+import genesis_env
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -187,16 +188,12 @@ def main():
     sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
     import skip_policy
 
-    site = glob.glob(os.path.join(ROOT, "build", "genesis-venv", "lib", "python3*",
-                                  "site-packages"))
-    if not site or not os.path.exists(opts.python):
-        skip_policy.skip("no-genesis-venv", "the comparison runs the Franka scene")
-    site = site[0]
+    site = genesis_env.site_packages()
+    if site is None or not os.path.exists(opts.python):
+        skip_policy.skip("no-genesis-venv", "the comparison runs the Genesis scene")
     with tempfile.TemporaryDirectory(prefix="qd-genesis-compare-") as tmp:
         store = os.path.join(tmp, "store")
-        p = subprocess.run([opts.qdbuild, "build", "--root", site, os.path.join(site, "genesis"),
-                            os.path.join(site, "quadrants", "_kernels.py"), "--instances", record_path,
-                            "--store", store], capture_output=True, text=True)
+        p = genesis_env.build_store(opts.qdbuild, site, record_path, store)
         if p.returncode != 0:
             print(f"FAIL: qdbuild build exited {p.returncode}\n{p.stderr[-3000:]}")
             return 1

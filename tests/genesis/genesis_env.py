@@ -1,0 +1,21 @@
+"""What the Genesis tests share: the Genesis venv's site-packages and a store built from a
+scene's record (every kernel the scene calls: Genesis's and Quadrants' own _kernels.py)."""
+import glob
+import os
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def site_packages():
+    """build/genesis-venv's site-packages, or None without the venv."""
+    found = glob.glob(os.path.join(ROOT, "build", "genesis-venv", "lib", "python3*",
+                                   "site-packages"))
+    return found[0] if found else None
+
+
+def build_store(qdbuild, site, record, store, *extra):
+    """`qdbuild build` of the record's kernels into `store`; the CompletedProcess."""
+    return subprocess.run([qdbuild, "build", "--root", site, os.path.join(site, "genesis"),
+                           os.path.join(site, "quadrants", "_kernels.py"), "--instances", record,
+                           "--store", store, *extra], capture_output=True, text=True)
