@@ -11,6 +11,7 @@ the Genesis tests check it against every recorded instance of the committed reco
 """
 
 import math
+import re
 
 __all__ = ["config_text", "split_instance", "matches", "select"]
 
@@ -27,10 +28,17 @@ def _repr(v):
 
 
 class _Table(dict):
-    """A configured table: printed {key=value, ...} in key order (std::map)."""
+    """A configured table: printed {key=value, ...} in key order (std::map). Built, then only
+    read: its text is computed once."""
+
+    __slots__ = ("_printed",)
 
     def text(self):
-        return "{" + ", ".join(f"{k}={_text(self[k])}" for k in sorted(self)) + "}"
+        try:
+            return self._printed
+        except AttributeError:
+            self._printed = "{" + ", ".join(f"{k}={self[k].text()}" for k in sorted(self)) + "}"
+            return self._printed
 
 
 class _Scalar:
@@ -41,36 +49,50 @@ class _Scalar:
         return self._text
 
 
-def _text(v):
-    return v.text()
+# The characters _split_top looks at; everything between them is copied as it is.
+_STRUCTURE = re.compile(r"""['"()\[\]{},]""")
 
 
 def _split_top(s):
-    parts, depth, cur, quote = [], 0, "", None
-    for ch in s:
+    """Splits at the commas outside brackets and quotes, each part stripped (a trailing empty part
+    dropped). Only the structural characters are visited (instance strings of Genesis kernels run
+    to tens of kilobytes)."""
+    parts, depth, start, quote = [], 0, 0, None
+    for m in _STRUCTURE.finditer(s):
+        ch = m.group()
         if quote:
-            cur += ch
             if ch == quote:
                 quote = None
-            continue
-        if ch in "'\"":
+        elif ch == "'" or ch == '"':
             quote = ch
         elif ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(cur.strip())
-            cur = ""
-            continue
-        cur += ch
-    if cur.strip():
-        parts.append(cur.strip())
+        elif depth == 0:
+            parts.append(s[start:m.start()].strip())
+            start = m.end()
+    tail = s[start:].strip()
+    if tail:
+        parts.append(tail)
     return parts
 
 
+_ARRAYS = {}
+
+
 def _array(text):
-    """parse_array_text: "ndarray(f32, 1, element=(3,), layout=(1, 0))" -> table."""
+    """parse_array_text: "ndarray(f32, 1, element=(3,), layout=(1, 0))" -> table (shared: never
+    modified by its users)."""
+    t = _ARRAYS.get(text)
+    if t is None:
+        if len(_ARRAYS) > 65536:
+            _ARRAYS.clear()
+        t = _ARRAYS[text] = _parse_array(text)
+    return t
+
+
+def _parse_array(text):
     if not (text.startswith("ndarray(") and text.endswith(")")):
         raise ValueError(f"not an ndarray description: {text!r}")
     parts = _split_top(text[8:-1])
@@ -199,19 +221,25 @@ def _dataclass(desc):
             continue
         if text is None:
             continue
-        if isinstance(m, str):
-            t[k] = _array(m)
-        else:
-            t[k] = _Scalar(text)
+        t[k] = _array(m) if isinstance(m, str) else _Scalar(text)
     return t
 
 
+_SPLIT = {}
+
+
 def split_instance(instance):
-    """'a=ndarray(f32, 1), cfg={...}' -> {'a': 'ndarray(f32, 1)', 'cfg': '{...}'}."""
-    out = {}
-    for part in _split_top(instance):
-        name, _, rest = part.partition("=")
-        out[name] = rest
+    """'a=ndarray(f32, 1), cfg={...}' -> {'a': 'ndarray(f32, 1)', 'cfg': '{...}'} (remembered:
+    select() and the bridge split the same strings; the result is not to be modified)."""
+    out = _SPLIT.get(instance)
+    if out is None:
+        if len(_SPLIT) > 4096:
+            _SPLIT.clear()
+        out = {}
+        for part in _split_top(instance):
+            name, _, rest = part.partition("=")
+            out[name] = rest
+        _SPLIT[instance] = out
     return out
 
 
@@ -234,9 +262,14 @@ def _array_matches(segment, desc):
     return (layout.text().strip("'") if layout else None) == seg_layout
 
 
-def matches(instance, params):
-    """Whether built instance string `instance` is the call recorded as `params`."""
-    segments = split_instance(instance)
+def _texts(params):
+    """Per recorded parameter: its ndarray description, or its canonical text (None: a runtime
+    scalar, which every instance takes)."""
+    return {name: desc if isinstance(desc, str) else config_text(desc)
+            for name, desc in params.items()}
+
+
+def _matches(segments, params, texts):
     for name, desc in params.items():
         seg = segments.get(name)
         if seg is None:
@@ -245,7 +278,7 @@ def matches(instance, params):
             if not _array_matches(seg, desc):
                 return False
             continue
-        text = config_text(desc)
+        text = texts[name]
         if text is None:
             continue
         if seg != text and not seg.endswith(" " + text):
@@ -253,8 +286,14 @@ def matches(instance, params):
     return True
 
 
+def matches(instance, params):
+    """Whether built instance string `instance` is the call recorded as `params`."""
+    return _matches(split_instance(instance), params, _texts(params))
+
+
 def select(instances, params):
     """The index of the one instance in `instances` (canonical strings) that `params` describes,
     or None (none, or more than one)."""
-    found = [i for i, s in enumerate(instances) if matches(s, params)]
+    texts = _texts(params)
+    found = [i for i, s in enumerate(instances) if _matches(split_instance(s), params, texts)]
     return found[0] if len(found) == 1 else None

@@ -41,14 +41,25 @@ def _qualname(obj):
     return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', type(obj).__name__)}"
 
 
+_PRIMITIVES = ("i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64", "f16", "f32", "f64")
+_primitive_ids = {}  # id(Quadrants' type object) -> name, once quadrants.types is imported
+
+
 def _dtype_name(dt):
     """'f32', 'i32', ... for a Quadrants primitive type, else None."""
-    primitive_types = sys.modules.get("quadrants.types.primitive_types")
-    if primitive_types is None:
-        return None  # (never import Quadrants from here: an app that does not use it stays so)
-    for name in ("i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64", "f16", "f32", "f64"):
-        if dt is getattr(primitive_types, name, None):
-            return name
+    if not _primitive_ids:
+        primitive_types = sys.modules.get("quadrants.types.primitive_types")
+        if primitive_types is None:
+            return None  # (never import Quadrants from here: an app that does not use it stays so)
+        for name in _PRIMITIVES:
+            t = getattr(primitive_types, name, None)
+            if t is not None:
+                _primitive_ids.setdefault(id(t), (name, t))  # (t kept: its id stays its own)
+    hit = _primitive_ids.get(id(dt))
+    if hit is not None:
+        return hit[0]
+    if isinstance(dt, (bool, int, float)) or dt is None:
+        return None
     text = str(dt)
     return text if text in ("i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64", "f16",
                             "f32", "f64") else None
@@ -204,8 +215,22 @@ def kernel_id(func):
     return f"{module}:{func.__qualname__}"
 
 
+_kinds = {}  # id(annotation) -> (kind, annotation): annotations live as long as their functions
+
+
 def _annotation_kind(ann):
     """'template' | 'ndarray' | 'tensor' | 'dataclass' | 'final' | 'scalar' | 'other'."""
+    hit = _kinds.get(id(ann))
+    if hit is not None and hit[1] is ann:
+        return hit[0]
+    kind = _kind_of(ann)
+    if len(_kinds) > 65536:
+        _kinds.clear()
+    _kinds[id(ann)] = (kind, ann)
+    return kind
+
+
+def _kind_of(ann):
     name = type(ann).__name__
     if ann is None:
         return "other"
@@ -248,14 +273,22 @@ def describe_param(ann, v):
     return {"other": repr(ann)[:120], "value": describe_value(v)}
 
 
+_dataclass_fields = {}  # class -> (qualified name, [(member, resolved annotation)])
+
+
 def describe_dataclass(cls, v):
-    members = {}
-    for f in dataclasses.fields(cls):
-        ann = f.type
-        if isinstance(ann, str):
-            ann = _resolve_annotation(cls, ann)
-        members[f.name] = describe_param(ann, getattr(v, f.name, None))
-    return {"dataclass": _qualname(cls), "members": members}
+    fields = _dataclass_fields.get(cls)
+    if fields is None:
+        resolved = []
+        for f in dataclasses.fields(cls):
+            ann = f.type
+            if isinstance(ann, str):
+                ann = _resolve_annotation(cls, ann)
+            resolved.append((f.name, ann))
+        fields = _dataclass_fields[cls] = (_qualname(cls), resolved)
+    return {"dataclass": fields[0],
+            "members": {name: describe_param(ann, getattr(v, name, None))
+                        for name, ann in fields[1]}}
 
 
 def _resolve_annotation(cls, text):
