@@ -56,7 +56,13 @@
  *   same numbering as CPU args): scalars stored as their dtype in `scalar`, ndarrays as a device
  *   pointer in `data` and the extents in `shape`. temps / result are device buffers of the sizes
  *   in the launch metadata (temps zero-filled before the first task of each launch); the runtime
- *   copies the result back after the last task. At most QDRT_CUDA_MAX_ARGS parameters.
+ *   copies the result back after the last task. Since ABI 3 a kernel declares only the slots it
+ *   takes: a parameter of 16 + 80 * max(1, passed) bytes (qdrt_cuda_context's first bytes);
+ *   ABI 1-2 kernels declared QDRT_CUDA_LEGACY_ARGS slots. The runtime fills a whole
+ *   qdrt_cuda_context (at least the first QDRT_CUDA_LEGACY_ARGS slots, the rest up to `passed`),
+ *   so both read what they declare. At most QDRT_CUDA_MAX_ARGS parameters: 32,764-byte kernel
+ *   parameters (CUDA 12.1+ drivers, sm_70+); over 51 parameters the context exceeds the 4 KiB
+ *   that older drivers take.
  *   Printing: the device vprintf (the CUDA driver writes its buffer to stdout when the launch is
  *   synchronized), the arguments packed as CUDA's printf packs them.
  *
@@ -73,6 +79,8 @@
  *   1 (qdbuild 0.1.0): first version.
  *   2: qdrt_launch_context.print (kernels that print); QDRT_LAUNCH_PRINTS. The runtime still runs
  *      version 1 modules (they never read the new field).
+ *   3: CUDA kernels declare a context of max(1, passed) argument slots (up to QDRT_CUDA_MAX_ARGS,
+ *      was a fixed 32). The runtime still runs version 1-2 modules (it fills 32 slots or more).
  */
 #ifndef QDRT_TASK_ABI_H
 #define QDRT_TASK_ABI_H
@@ -83,7 +91,7 @@
 extern "C" {
 #endif
 
-#define QDRT_TASK_ABI_VERSION 2u
+#define QDRT_TASK_ABI_VERSION 3u
 /* The oldest module and launch metadata version libqdrt runs. */
 #define QDRT_TASK_ABI_MIN_VERSION 1u
 #define QDRT_MAX_NDIM 8u
@@ -114,7 +122,10 @@ typedef int64_t (*qdrt_extent_fn)(const qdrt_launch_context* ctx);
 
 /* --- CUDA ----------------------------------------------------------------------------------- */
 
-#define QDRT_CUDA_MAX_ARGS 32u
+/* (32764 - 16) / 80: the most argument slots a 32,764-byte kernel parameter holds. */
+#define QDRT_CUDA_MAX_ARGS 409u
+/* The slots every ABI 1-2 CUDA kernel declared. */
+#define QDRT_CUDA_LEGACY_ARGS 32u
 #define QDRT_CUDA_BUNDLE_MAGIC "QDCUDA\0\0" /* 8 bytes */
 #define QDRT_CUDA_BUNDLE_VERSION 1u
 #define QDRT_CUDA_ITEM_CUBIN 1u /* an ELF cubin for sm_<arch> */
@@ -127,9 +138,9 @@ typedef struct qdrt_cuda_arg {
 } qdrt_cuda_arg;
 
 typedef struct qdrt_cuda_context {
-  void* temps;  /* device buffer, temps_size bytes */
-  void* result; /* device buffer, result_size bytes */
-  qdrt_cuda_arg args[QDRT_CUDA_MAX_ARGS];
+  void* temps;                            /* device buffer, temps_size bytes */
+  void* result;                           /* device buffer, result_size bytes */
+  qdrt_cuda_arg args[QDRT_CUDA_MAX_ARGS]; /* a kernel declares max(1, passed) of them (ABI 3) */
 } qdrt_cuda_context;
 
 typedef struct qdrt_cuda_bundle_header {

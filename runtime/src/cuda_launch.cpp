@@ -1,7 +1,9 @@
 #include "cuda_launch.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -226,15 +228,18 @@ Status tasks_of(const Driver& d, const ContextScope& scope, CudaState& state, co
 
 Status pack_cuda_context(const Instance& inst, const void* const* args, uint64_t temps,
                          uint64_t result, qdrt_cuda_context& out) {
-  std::memset(&out, 0, sizeof out);
-  out.temps = reinterpret_cast<void*>(static_cast<uintptr_t>(temps));
-  out.result = reinterpret_cast<void*>(static_cast<uintptr_t>(result));
   if (inst.passed > QDRT_CUDA_MAX_ARGS) {
     return Status::error(QDRT_ERROR_CORRUPT, "instance '" + std::string(inst.instance) +
                                                  "' passes " + std::to_string(inst.passed) +
-                                                 " parameters; CUDA tasks take at most " +
+                                                 " arguments; CUDA tasks take at most " +
                                                  std::to_string(QDRT_CUDA_MAX_ARGS));
   }
+  // The slots a kernel reads: ABI 3 kernels declare max(1, passed), ABI 1-2 kernels 32; the
+  // rest of the context is never read (task_abi.h "CUDA modules").
+  size_t slots = std::max<size_t>(QDRT_CUDA_LEGACY_ARGS, inst.passed);
+  std::memset(&out, 0, offsetof(qdrt_cuda_context, args) + slots * sizeof(qdrt_cuda_arg));
+  out.temps = reinterpret_cast<void*>(static_cast<uintptr_t>(temps));
+  out.result = reinterpret_cast<void*>(static_cast<uintptr_t>(result));
   size_t p = 0;
   for (const ArgInfo& a : inst.args) {
     if (a.index.kind == QDRT_ARG_TEMPLATE) {

@@ -120,14 +120,19 @@ KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t
   }
 
   Flavor flavor = options.cuda ? Flavor::cuda : Flavor::cpu;
-  if (options.cuda && k.params.size() > QDRT_CUDA_MAX_ARGS) {
+  size_t passed = 0;
+  for (const ir::Param& p : k.params) {
+    passed += p.slot >= 0 ? 1 : 0;
+  }
+  if (options.cuda && passed > QDRT_CUDA_MAX_ARGS) {
     sema::SemaDiagnostic d;
     d.d.severity = syntax::Severity::Error;
     d.d.line = analysis.program->defs[report.def].line;
     d.d.col = analysis.program->defs[report.def].col;
     d.d.code = "QD201";
-    d.d.message = "a CUDA kernel with more than " + std::to_string(QDRT_CUDA_MAX_ARGS) +
-                  " parameters is not supported in kernels";
+    d.d.message = "a CUDA kernel passing more than " + std::to_string(QDRT_CUDA_MAX_ARGS) +
+                  " arguments (" + std::to_string(passed) +
+                  ": parameters and dataclass members) is not supported in kernels";
     d.module = analysis.program->defs[report.def].module;
     d.kernel = report.id;
     out.diagnostics.push_back(std::move(d));

@@ -1,5 +1,6 @@
 #include "codegen/task_codegen.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -269,8 +270,12 @@ private:
       uses.block(t.body);
     }
     m_out.line(std::string("// ") + (t.range ? "range" : "serial") + " task: " + t.label);
-    m_out.open("QD_TASK void " + sym + "(qdrt_cuda_context ctx_) {");
-    m_out.line("const qdrt_cuda_context* ctx = &ctx_;");
+    int32_t slots = 1;  // the context's argument slots: max(1, passed) (task_abi.h, ABI 3)
+    for (const Param& p : m_k.params) {
+      slots = std::max(slots, p.slot + 1);
+    }
+    m_out.open("QD_TASK void " + sym + "(qd_cuda_context<" + std::to_string(slots) + "> ctx_) {");
+    m_out.line("const qdrt_cuda_context* ctx = reinterpret_cast<const qdrt_cuda_context*>(&ctx_);");
     declarations(uses, false);
     if (!t.range) {
       block(t.body);

@@ -9,6 +9,7 @@
 //                                      error) for a well-formed launch
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -164,7 +165,8 @@ void test_pack() {
   x.shape[0] = 1000;
   uint64_t n_slot = static_cast<uint64_t>(int64_t{-5});
   const void* args[] = {&a_slot, &x, &n_slot};
-  qdrt_cuda_context ctx;
+  auto boxed = std::make_unique<qdrt_cuda_context>();  // 32 KiB
+  qdrt_cuda_context& ctx = *boxed;
   std::memset(&ctx, 0xab, sizeof ctx);
   qdrt::Status s = qdrt::pack_cuda_context(inst, args, 0x1000, 0x1010, ctx);
   CHECK(s.ok());
@@ -177,22 +179,57 @@ void test_pack() {
   CHECK(ctx.args[1].data == x.data && ctx.args[1].shape[0] == 1000 && ctx.args[1].shape[1] == 0);
   CHECK(static_cast<int64_t>(ctx.args[2].scalar) == -5);
   CHECK(ctx.args[3].scalar == 0 && ctx.args[3].data == nullptr);  // unused slots zeroed
-  CHECK(ctx.args[QDRT_CUDA_MAX_ARGS - 1].shape[7] == 0);
+  CHECK(ctx.args[QDRT_CUDA_LEGACY_ARGS - 1].shape[7] == 0);
   // The layout the kernels read (qdrt/task_abi.h): temps, result, then 80-byte args.
   CHECK(offsetof(qdrt_cuda_context, args) == 16);
   CHECK(offsetof(qdrt_cuda_arg, data) == 8 && offsetof(qdrt_cuda_arg, shape) == 16);
 
-  for (uint32_t i = 0; i < QDRT_CUDA_MAX_ARGS; ++i) {
+  // Genesis-sized calls (ABI 3): 150 arguments, each in its own slot, the slots past `passed`
+  // never written (an ABI 3 kernel declares only max(1, passed) of them).
+  while (inst.passed < 150) {
     add("s", QDRT_ARG_SCALAR, QDRT_DTYPE_I32, 0);
   }
   std::vector<uint64_t> slots(inst.passed);
   std::vector<const void*> many(inst.passed);
   for (size_t i = 0; i < many.size(); ++i) {
+    slots[i] = 1000 + i;
     many[i] = i == 1 ? static_cast<const void*>(&x) : &slots[i];
   }
-  s = qdrt::pack_cuda_context(inst, many.data(), 0, 0, ctx);
+  auto big = std::make_unique<qdrt_cuda_context>();
+  std::memset(big.get(), 0xab, sizeof *big);
+  s = qdrt::pack_cuda_context(inst, many.data(), 0, 0, *big);
+  CHECK(s.ok());
+  CHECK(big->args[1].data == x.data && big->args[1].shape[0] == 1000);
+  bool all = true;
+  for (size_t i = 2; i < 150; ++i) {
+    all = all && big->args[i].scalar == 1000 + i && big->args[i].data == nullptr &&
+          big->args[i].shape[7] == 0;
+  }
+  CHECK(all);
+  CHECK(big->args[150].scalar == 0xabababababababab);  // past `passed`: not touched
+  // A small instance still fills the 32 slots an ABI 1-2 kernel reads.
+  qdrt::Instance small;
+  small.passed = 1;
+  qdrt::ArgInfo one;
+  one.name = "a";
+  one.index.kind = QDRT_ARG_SCALAR;
+  small.args.push_back(one);
+  std::memset(big.get(), 0xab, sizeof *big);
+  CHECK(qdrt::pack_cuda_context(small, many.data(), 0, 0, *big).ok());
+  CHECK(big->args[0].scalar == 1000 && big->args[31].scalar == 0 && big->args[31].shape[7] == 0);
+  CHECK(big->args[32].scalar == 0xabababababababab);
+  // Over the limit: refused, naming it.
+  while (inst.passed <= QDRT_CUDA_MAX_ARGS) {
+    add("s", QDRT_ARG_SCALAR, QDRT_DTYPE_I32, 0);
+  }
+  slots.resize(inst.passed);
+  many.resize(inst.passed);
+  for (size_t i = 0; i < many.size(); ++i) {
+    many[i] = i == 1 ? static_cast<const void*>(&x) : &slots[i];
+  }
+  s = qdrt::pack_cuda_context(inst, many.data(), 0, 0, *big);
   CHECK(!s.ok());
-  CHECK_HAS(s.message, "CUDA tasks take at most 32");
+  CHECK_HAS(s.message, "CUDA tasks take at most 409");
   CHECK(std::string(qdrt_status_name(QDRT_ERROR_CUDA)) == "QDRT_ERROR_CUDA");
 }
 

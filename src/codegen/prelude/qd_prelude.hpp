@@ -26,6 +26,18 @@
   extern "C" __attribute__((visibility("default"))) const uint32_t qdrt_module_abi_version =       \
       QDRT_TASK_ABI_VERSION
 
+// The CUDA kernel parameter (task_abi.h "CUDA modules", ABI 3): the first bytes of a
+// qdrt_cuda_context, N = max(1, passed) argument slots; tasks read it as a qdrt_cuda_context.
+// (Outside the unnamed namespace: the type of an extern "C" entry point's parameter.)
+template <int N> struct qd_cuda_context {
+  void* temps;
+  void* result;
+  qdrt_cuda_arg args[N];
+};
+static_assert(sizeof(qd_cuda_context<QDRT_CUDA_MAX_ARGS>) == sizeof(qdrt_cuda_context), "layout");
+static_assert(sizeof(qd_cuda_context<QDRT_CUDA_MAX_ARGS>) <= 32764,
+              "CUDA's kernel parameter limit");
+
 namespace qd {
 namespace {
 

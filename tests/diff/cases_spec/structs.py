@@ -36,6 +36,11 @@ CASES = [
     {"name": "structs_config_object", "kernel": "structs_k:config_object", "params": ["cfg", "x"],
      "args": [{"object": "Config", "args": {"flag": True, "n": 3}}, arr("i32", (4,))],
      "outputs": [1], "expected": {1: [6, 9, 12, 15]}},
+    {"name": "structs_wide_dataclass", "kernel": "structs_k:wide_dataclass", "params": ["w", "out"],
+     "args": [{"dataclass": "Wide", "members": {
+         f"a{j:02d}": arr("f32", (4,), lambda i, j=j: i + 0.25 * j) for j in range(60)}},
+         arr("f32", (4,))],
+     "outputs": [1]},
     {"name": "structs_trace_python", "kernel": "structs_k:trace_python",
      "args": [arr("i32", (16,)), arr("i32", (3, 3))], "outputs": [0, 1]},
 ]
