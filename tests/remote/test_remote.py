@@ -51,15 +51,17 @@ class Suite:
             self.fail(message)
         return cond
 
-    def build(self, remote, extra_env=None, args=()):
-        """A build of the sources into a fresh store; (doc, stderr, store)."""
+    def build(self, remote, extra_env=None, args=(), src=None):
+        """A build of the sources into a fresh store; (doc, stderr, store). remote None: as the
+        config file says (QDBUILD_REMOTE unset)."""
         self.n += 1
         store = os.path.join(self.dir, f"store{self.n}")
         env = {k: v for k, v in os.environ.items() if not k.startswith("QDBUILD_")}
-        env["QDBUILD_REMOTE"] = remote
+        if remote is not None:
+            env["QDBUILD_REMOTE"] = remote
         env["HOME"] = self.dir  # no ~/.netrc of the machine's
         env.update(extra_env or {})
-        p = subprocess.run([self.args.qdbuild, "build", self.src, "--store", store, "--json",
+        p = subprocess.run([self.args.qdbuild, "build", src or self.src, "--store", store, "--json",
                             "-j", "2", *args], capture_output=True, text=True, env=env,
                            timeout=120, cwd=self.dir)
         doc = None
@@ -106,6 +108,7 @@ class Suite:
         self.bazel_files(nginx)
         self.read_only(nginx, auth)
         self.layered(nginx, auth)
+        self.config_file(nginx)
         self.credentials(nginx)
         self.signing(nginx, auth)
         self.faults(nginx, auth)
@@ -162,6 +165,25 @@ class Suite:
         doc, _, _ = self.build(nginx.url("/empty") + "|read-only " + nginx.url("/shared"), auth)
         self.check(doc["tasks"]["compiled"] == 0, f"layered: served by the second: {doc['tasks']}")
         self.check(nginx.requests().get("PUT", 0) == before, "layered: nothing uploaded")
+
+    def config_file(self, nginx):
+        # [tool.qdbuild.remote] in the project's pyproject.toml; credentials refused there.
+        proj = os.path.join(self.dir, "proj")
+        shutil.copytree(self.src, os.path.join(proj, "src"))
+        with open(os.path.join(proj, "pyproject.toml"), "w") as f:
+            f.write(f'[tool.qdbuild.remote]\nurl = "{nginx.url("/shared")}"\ntimeout = 2000\n'
+                    f'read-only = true\n')
+        doc, _, _ = self.build(None, src=os.path.join(proj, "src"))
+        self.check(doc["tasks"].get("compiled") == 0, f"config file: served: {doc['tasks']}")
+        with open(os.path.join(proj, "pyproject.toml"), "w") as f:
+            f.write(f'[tool.qdbuild.remote]\nurl = "http://ci:{SECRET}@127.0.0.1:{nginx.port}/x"\n')
+        env = {k: v for k, v in os.environ.items() if not k.startswith("QDBUILD_")}
+        p = subprocess.run([self.args.qdbuild, "build", os.path.join(proj, "src"), "--store",
+                            os.path.join(self.dir, "store-cfg")], capture_output=True, text=True,
+                           env=env)
+        self.check(p.returncode == 1 and "credentials do not belong in a config file" in p.stderr
+                   and SECRET not in p.stderr + p.stdout,
+                   f"config file with credentials: exit {p.returncode}: {p.stderr[-1000:]}")
 
     def credentials(self, nginx):
         doc, err, store = self.build(nginx.url("/creds"), {"QDBUILD_REMOTE_USER": "ci",
