@@ -14,6 +14,10 @@ PACKAGES=(
   clang-format-19 pkg-config
   libzstd-dev nlohmann-json3-dev libcli11-dev doctest-dev libxxhash-dev libssl-dev
   libtomlplusplus-dev
+  libcurl4-openssl-dev libhiredis-dev
+  # The remote cache's tests start their own nginx (WebDAV) and redis-server on 127.0.0.1 with
+  # free ports in a temporary directory (tests/remote); the system services are not used.
+  nginx-light redis-server
   python3
 )
 

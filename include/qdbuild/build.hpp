@@ -58,6 +58,7 @@ struct TaskCounts {
   size_t total = 0;
   size_t compiled = 0;  // compiled by this build
   size_t reused = 0;    // from the store's task cache or an earlier build
+  size_t fetched = 0;   // of the reused: fetched from the remote cache (docs/remote.md)
 };
 
 // One target's build (`qdbuild build --json` prints these fields).

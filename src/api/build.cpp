@@ -172,7 +172,7 @@ BuildResult public_result(const qd::build::BuildResult& r, const std::string& ta
   out.noop = r.noop;
   out.kernels = r.kernels;
   out.instances = r.instances;
-  out.tasks = {r.tasks_total, r.tasks_compiled, r.tasks_reused};
+  out.tasks = {r.tasks_total, r.tasks_compiled, r.tasks_reused, r.tasks_fetched};
   out.modules_linked = r.modules_linked;
   out.failed = r.failed;
   out.skipped = r.skipped;

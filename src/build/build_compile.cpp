@@ -47,6 +47,8 @@ void Run::generate() {
         w.duration_ms = ms_since(t0);
       },
       m_o.jobs);
+  // What the local task cache lacks, from the remote cache in one batch (build_remote.cpp).
+  fetch_from_remote(todo);
   // In kernel order: IR dumps, failures, and the compile jobs (equal units once).
   for (size_t i : todo) {
     Work& w = m_work[i];
@@ -149,6 +151,7 @@ void Run::compile() {
   for (CompileJob& job : m_jobs) {
     m_compile_ms += job.ms;
     if (job.ok) {
+      note_upload(job.key, job.object, static_cast<uint64_t>(job.ms), job.bytes);
       remember_object(job.object, std::move(job.bytes));
       if (job.silent) {
         m_abi_object = job.object;
@@ -208,6 +211,37 @@ std::optional<std::string> Run::object_bytes(const store::ObjectId& id) {
   return std::move(*raw);
 }
 
+// The objects a module links (every distinct unit object of its instances, then the module ABI
+// object) and its link key: a link is cached like a task, the same objects in the same order
+// give the same module.
+std::string Run::link_inputs(const std::vector<Work*>& works, std::vector<store::ObjectId>& ids) {
+  std::set<store::ObjectId> seen;
+  auto add = [&](const store::ObjectId& id) {
+    if (seen.insert(id).second) {
+      ids.push_back(id);
+    }
+  };
+  for (Work* w : works) {
+    if (w->reused) {
+      for (const store::Task& task : w->record.tasks) {
+        if (task.code) {
+          add(*task.code);
+        }
+      }
+    } else {
+      for (const std::optional<store::ObjectId>& id : w->unit_objects) {
+        add(*id);
+      }
+    }
+  }
+  add(*m_abi_object);
+  std::string link_input = "qd-link-1\n" + m_toolchain + "\n";
+  for (const store::ObjectId& id : ids) {
+    link_input += id.hex() + "\n";
+  }
+  return sema::sha256_hex(link_input);
+}
+
 void Run::link_modules() {
   Timer t(m_metrics, "link");
   std::map<int32_t, std::vector<Work*>> by_module;
@@ -216,13 +250,30 @@ void Run::link_modules() {
       by_module[w.module].push_back(&w);
     }
   }
-  for (auto& [module, works] : by_module) {
-    // Relink when an instance of the module was lowered, or its instances disagree on the .so.
+  // Relink when an instance of the module was lowered, or its instances disagree on the .so.
+  auto needs_relink = [](const std::vector<Work*>& works) {
     bool relink = false;
     for (Work* w : works) {
       relink = relink || !w->reused || w->module_object != works.front()->module_object;
     }
-    if (!relink) {
+    return relink;
+  };
+  // Every link key first: those the task cache lacks come from the remote in one batch.
+  std::map<int32_t, std::pair<std::vector<store::ObjectId>, std::string>> inputs;
+  std::vector<std::string> missing_links;
+  for (auto& [module, works] : by_module) {
+    if (!needs_relink(works) || !m_abi_object) {
+      continue;
+    }
+    auto& [ids, link_key] = inputs[module];
+    link_key = link_inputs(works, ids);
+    if (!m_cache->lookup(link_key)) {
+      missing_links.push_back(link_key);
+    }
+  }
+  fetch_links_from_remote(missing_links);
+  for (auto& [module, works] : by_module) {
+    if (!needs_relink(works)) {
       continue;
     }
     if (!m_abi_object) {
@@ -231,36 +282,11 @@ void Run::link_modules() {
       }
       continue;
     }
-    std::vector<store::ObjectId> ids;
-    std::set<store::ObjectId> seen;
-    auto add = [&](const store::ObjectId& id) {
-      if (seen.insert(id).second) {
-        ids.push_back(id);
-      }
-    };
-    for (Work* w : works) {
-      if (w->reused) {
-        for (const store::Task& task : w->record.tasks) {
-          if (task.code) {
-            add(*task.code);
-          }
-        }
-      } else {
-        for (const std::optional<store::ObjectId>& id : w->unit_objects) {
-          add(*id);
-        }
-      }
-    }
-    add(*m_abi_object);
+    const std::vector<store::ObjectId>& ids = inputs[module].first;
+    const std::string& link_key = inputs[module].second;
     const std::string& path = m_a->program->modules[module].path;
     std::optional<store::ObjectId> so;
     std::vector<std::string> errors;
-    // A link is cached like a task: the same objects in the same order give the same module.
-    std::string link_input = "qd-link-1\n" + m_toolchain + "\n";
-    for (const store::ObjectId& id : ids) {
-      link_input += id.hex() + "\n";
-    }
-    std::string link_key = sema::sha256_hex(link_input);
     if (std::optional<store::TaskRecord> hit = m_cache->lookup(link_key)) {
       so = hit->object;
     } else {
@@ -289,8 +315,9 @@ void Run::link_modules() {
         } else {
           so = *id;
           ++m_r.modules_linked;
-          store::Result<store::Unit> rec =
-              m_cache->insert(link_key, {*id, static_cast<uint64_t>(ms_since(t0))});
+          uint64_t link_ms = static_cast<uint64_t>(ms_since(t0));
+          note_upload(link_key, *id, link_ms, linked.bytes);
+          store::Result<store::Unit> rec = m_cache->insert(link_key, {*id, link_ms});
           if (!rec) {
             m_status.warning(rec.error());
           }

@@ -178,6 +178,7 @@ void Run::publish_and_log() {
         ++m_r.tasks_compiled;
       } else {
         ++m_r.tasks_reused;
+        m_r.tasks_fetched += m_fetched.count(key);
       }
     }
     e.record.module = w.module_object;
@@ -282,6 +283,30 @@ void Run::publish_and_log() {
   }
   s.compile_ms = static_cast<uint64_t>(m_compile_ms);
   s.saved_ms = m_saved_ms;
+  if (m_s.remote) {
+    store::RemoteStats rs = m_s.remote->take_stats();
+    s.remote = true;
+    s.remote_hits = rs.hits;
+    s.remote_misses = rs.misses;
+    s.remote_errors = rs.errors;
+    s.remote_corrupt = rs.corrupt;
+    s.bytes_down = rs.bytes_down;
+    s.bytes_up = rs.bytes_up;
+    s.remote_saved_ms = rs.saved_ms;
+    s.remote_requests = rs.requests;
+    if (m_o.stats) {
+      std::string kinds;
+      for (const auto& [kind, n] : rs.errors_by_kind) {
+        kinds += (kinds.empty() ? " (" : ", ") + kind + " " + std::to_string(n);
+      }
+      m_status.info("remote: " + std::to_string(rs.hits) + " hits, " + std::to_string(rs.misses) +
+                    " misses, " + std::to_string(rs.errors) + " errors" +
+                    (kinds.empty() ? "" : kinds + ")") + ", " + std::to_string(rs.bytes_down) +
+                    " bytes down, " + std::to_string(rs.bytes_up) + " bytes up, " +
+                    std::to_string(rs.requests) + " requests, " + std::to_string(rs.uploaded) +
+                    " uploaded, " + std::to_string(rs.saved_ms) + " ms saved");
+    }
+  }
   if (store::Result<store::Unit> r = store::append_build_stats(m_store->stats_log_path(), s); !r) {
     m_status.warning(r.error());
   }

@@ -20,6 +20,7 @@
 #include "codegen/kernel_codegen.hpp"
 #include "sema/key_hasher.hpp"
 #include "store/local_store.hpp"
+#include "store/remote.hpp"
 #include "store/task_cache.hpp"
 #include "support/never_freed.hpp"
 
@@ -47,6 +48,10 @@ struct Builder::Session {
   std::string log_path;
   std::unique_ptr<store::LocalStore> store;
   std::unique_ptr<store::TaskCache> cache;
+  // The remote cache (store/remote.hpp), made on the first build that is not a no-op; nullptr
+  // when none is configured. Its circuit breakers last as long as the Builder.
+  std::unique_ptr<store::RemoteSet> remote;
+  bool remote_ready = false;
   sema::ParseCache parse_cache;
   std::unique_ptr<sema::Analysis> analysis;  // the last run's (the next run replaces it)
   // Object bytes by address (this run's compiles, objects read for links), kept for the next
@@ -156,7 +161,18 @@ private:
   void generate();
   void compile();
   void link_modules();
+  std::string link_inputs(const std::vector<Work*>& works, std::vector<store::ObjectId>& ids);
   void publish_and_log();
+  // build_remote.cpp: the remote cache, when one is configured.
+  store::RemoteSet* remote_set();
+  // Task records and objects of the units `todo`'s kernels miss locally (and the module ABI
+  // unit), in one batch; fills their unit_objects.
+  void fetch_from_remote(const std::vector<size_t>& todo);
+  // Link records of the modules `keys` (link key -> module path), in one batch.
+  void fetch_links_from_remote(const std::vector<std::string>& keys);
+  void upload_to_remote();
+  void note_upload(const std::string& key, const store::ObjectId& id, uint64_t ms,
+                   const std::string& content);
   void fail(Work& w, std::vector<std::string> messages);
   std::optional<std::string> object_bytes(const store::ObjectId& id);
 
@@ -199,6 +215,8 @@ private:
   std::vector<InstanceRecord> m_log_records;
   uint64_t m_saved_ms = 0;
   double m_compile_ms = 0;
+  std::vector<store::RemoteSet::Upload> m_uploads;  // what this run compiled or linked
+  std::set<std::string> m_fetched;                  // task keys served by the remote
 };
 
 }  // namespace detail

@@ -193,6 +193,7 @@ BuildResult Run::run(bool check_noop) {
   generate();
   compile();
   link_modules();
+  upload_to_remote();
   publish_and_log();
   std::sort(m_r.failed.begin(), m_r.failed.end());
   m_r.compile_ms = m_compile_ms;

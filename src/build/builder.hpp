@@ -52,6 +52,7 @@ struct BuildResult {
   size_t tasks_total = 0;
   size_t tasks_compiled = 0;
   size_t tasks_reused = 0;
+  size_t tasks_fetched = 0;  // of the reused: fetched from the remote cache by this run
   size_t modules_linked = 0;
   std::vector<std::string> failed;   // kernel ids, sorted
   std::vector<std::string> skipped;  // kernels without a buildable instance

@@ -75,8 +75,10 @@ Json to_json(const qdbuild::BuildResult& r) {
   Json j;
   j["kernels"] = r.kernels;
   j["instances"] = r.instances;
-  j["tasks"] = {
-      {"total", r.tasks.total}, {"compiled", r.tasks.compiled}, {"reused", r.tasks.reused}};
+  j["tasks"] = {{"total", r.tasks.total},
+                {"compiled", r.tasks.compiled},
+                {"reused", r.tasks.reused},
+                {"fetched", r.tasks.fetched}};
   j["modules_linked"] = r.modules_linked;
   j["failed"] = r.failed;
   j["skipped"] = r.skipped;

@@ -107,7 +107,16 @@ Json build_stats_json(const store::BuildStats& s, size_t builds) {
               {"hits", s.hits},
               {"misses", s.misses},
               {"compile_ms", s.compile_ms},
-              {"saved_ms", s.saved_ms}};
+              {"saved_ms", s.saved_ms},
+              {"remote",
+               {{"hits", s.remote_hits},
+                {"misses", s.remote_misses},
+                {"errors", s.remote_errors},
+                {"corrupt", s.remote_corrupt},
+                {"bytes_down", s.bytes_down},
+                {"bytes_up", s.bytes_up},
+                {"saved_ms", s.remote_saved_ms},
+                {"requests", s.remote_requests}}}};
 }
 
 ExitStatus run_stats(store::Backend& st, bool json, size_t recent) {
@@ -159,6 +168,14 @@ ExitStatus run_stats(store::Backend& st, bool json, size_t recent) {
                   recent_n, last.hits, last.misses,
                   lookups == 0 ? 0.0 : 100.0 * static_cast<double>(last.hits) / lookups,
                   last.compile_ms / 1000.0, last.saved_ms / 1000.0);
+      if (last.remote) {
+        std::printf("remote cache:   %" PRIu64 " hits, %" PRIu64 " misses, %" PRIu64
+                    " errors (%" PRIu64 " corrupt), %s down, %s up, %" PRIu64
+                    " requests, saved %.1f s\n",
+                    last.remote_hits, last.remote_misses, last.remote_errors, last.remote_corrupt,
+                    human_bytes(last.bytes_down).c_str(), human_bytes(last.bytes_up).c_str(),
+                    last.remote_requests, last.remote_saved_ms / 1000.0);
+      }
     }
   }
   for (const std::string& p : s.problems) {

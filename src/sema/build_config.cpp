@@ -222,6 +222,59 @@ void read_instances(const toml::table& t, BuildConfig& c, const std::string& pat
   }
 }
 
+// [tool.qdbuild.remote] (store/remote_config.hpp has the meaning; URLs are checked there).
+void read_remote(const toml::node& node, BuildConfig& c, const std::string& path,
+                 std::vector<ConfigError>& errors) {
+  const auto* t = node.as_table();
+  if (t == nullptr) {
+    error_at(errors, path, &node, "'remote' must be a table ([tool.qdbuild.remote])", "remote");
+    return;
+  }
+  for (const auto& [key, v] : *t) {
+    std::string k(key.str());
+    if (k == "url") {
+      std::vector<const toml::node*> items = string_or_list(v);
+      if (items.empty()) {
+        error_at(errors, path, &v, "remote 'url' must be a URL or a list of URLs", "remote");
+      }
+      for (const toml::node* e : items) {
+        if (!e->is_string()) {
+          error_at(errors, path, e, "remote 'url' must hold strings", "remote");
+          continue;
+        }
+        c.remote.urls.push_back(*e->value<std::string>());
+      }
+    } else if (k == "read-only" || k == "read_only") {
+      if (!v.is_boolean()) {
+        error_at(errors, path, &v, "remote 'read-only' must be true or false", "remote");
+        continue;
+      }
+      c.remote.read_only = *v.value<bool>();
+    } else if (k == "connect-timeout" || k == "timeout") {
+      if (!v.is_integer() || *v.value<int64_t>() < 0) {
+        error_at(errors, path, &v, "remote '" + k + "' must be a number of milliseconds", "remote");
+        continue;
+      }
+      (k == "timeout" ? c.remote.timeout_ms : c.remote.connect_timeout_ms) = *v.value<int64_t>();
+    } else if (k == "verify-key" || k == "verify_key") {
+      if (!v.is_string() || v.value<std::string>()->empty()) {
+        error_at(errors, path, &v, "remote 'verify-key' must be a file (an Ed25519 public key)",
+                 "remote");
+        continue;
+      }
+      c.remote.verify_key = relative_to_config(path, *v.value<std::string>());
+    } else {
+      std::string message = "unknown key '" + k + "' in [tool.qdbuild.remote]";
+      std::string_view hint =
+          support::closest(k, {"url", "read-only", "connect-timeout", "timeout", "verify-key"});
+      if (!hint.empty()) {
+        message += ", did you mean '" + std::string(hint) + "'?";
+      }
+      error_at(errors, path, key.source(), message, "remote");
+    }
+  }
+}
+
 void read_table(const toml::table& t, BuildConfig& c, const std::string& path,
                 std::vector<ConfigError>& errors) {
   for (const auto& [key, node] : t) {
@@ -335,11 +388,13 @@ void read_table(const toml::table& t, BuildConfig& c, const std::string& path,
         }
         c.targets.push_back(t);
       }
+    } else if (k == "remote") {
+      read_remote(node, c, path, errors);
     } else {
       std::string message = "unknown key '" + k + "'";
       std::string_view hint = support::closest(
           k, {"arch", "opt_level", "fast_math", "debug", "default_ip", "default_fp", "instances",
-              "instances-from", "defines", "paths", "store", "targets"});
+              "instances-from", "defines", "paths", "store", "targets", "remote"});
       if (!hint.empty()) {
         message += ", did you mean '" + std::string(hint) + "'?";
       }

@@ -28,6 +28,11 @@
 //   store = "build/qdstore"                   # the default shown
 //   targets = ["cpu", "cuda:sm_90"]           # default ["cpu"]; a string is one target
 //
+//   # The remote cache (docs/remote.md, store/remote_config.hpp): url, read-only,
+//   # connect-timeout, timeout, verify-key.
+//   [tool.qdbuild.remote]
+//   url = "http://cache:8080/qdbuild"
+//
 //   # Run-time configuration: values of module globals an app sets at run time (docs/record.md).
 //   # A number or bool is the value; a string is a Python expression (`"quadrants.f32"`).
 //   [tool.qdbuild.defines]
@@ -37,6 +42,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,6 +87,14 @@ struct BuildConfig {
   std::vector<std::string> paths;
   std::string store;
   std::vector<std::string> targets;
+  // [tool.qdbuild.remote] (store/remote_config.hpp): never part of a key.
+  struct Remote {
+    std::vector<std::string> urls;
+    std::optional<bool> read_only;
+    std::optional<int64_t> connect_timeout_ms;
+    std::optional<int64_t> timeout_ms;
+    std::string verify_key;  // absolute
+  } remote;
 
   std::string codegen_text() const;  // the "config" key component
 };

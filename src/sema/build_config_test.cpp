@@ -108,3 +108,25 @@ TEST_CASE("config: find_build_config") {
 
 }  // namespace
 }  // namespace qd::sema
+
+namespace qd::sema {
+
+TEST_CASE("config: [tool.qdbuild.remote]") {
+  std::vector<ConfigError> errors;
+  BuildConfig c = parse_build_config(
+      "[tool.qdbuild.remote]\nurl = [\"http://c:1/q\", \"redis://c:2/0|read-only\"]\n"
+      "read-only = true\nconnect-timeout = 50\ntimeout = 700\nverify-key = \"keys/team.pub\"\n",
+      "/p/pyproject.toml", true, errors);
+  CHECK(errors.empty());
+  CHECK(c.remote.urls == std::vector<std::string>{"http://c:1/q", "redis://c:2/0|read-only"});
+  CHECK(c.remote.read_only == true);
+  CHECK(c.remote.connect_timeout_ms == 50);
+  CHECK(c.remote.timeout_ms == 700);
+  CHECK(c.remote.verify_key == "/p/keys/team.pub");
+  CHECK(c.codegen_text() == BuildConfig{}.codegen_text());  // never part of a key
+  parse_build_config("[remote]\nurl = 3\ntimout = 5\n", "qdbuild.toml", false, errors);
+  REQUIRE(errors.size() == 2);
+  CHECK(errors[1].message.find("did you mean 'timeout'?") != std::string::npos);
+}
+
+}  // namespace qd::sema
