@@ -200,6 +200,24 @@ typedef struct qdrt_launch_options {
 QDRT_API qdrt_status qdrt_launch_ex(qdrt_kernel* kernel, const qdrt_value* args, size_t arg_count,
                                     qdrt_value* result, const qdrt_launch_options* options);
 
+/* --- prepared launches ------------------------------------------------------------------------
+ * For a kernel called again and again with the same arguments (a simulation step): qdrt_prepare
+ * does what qdrt_launch does before running anything (routes by the options and the arguments,
+ * selects the instance, checks and binds every argument, chooses the variant for aliased arrays)
+ * once, copying the argument values (not the memory they name, which must stay where it is and
+ * keep its size); qdrt_prepared_launch then runs the tasks with no per-argument work. `options`
+ * may be NULL (QDRT_DEVICE_AUTO on the default stream). A prepared launch is used by one thread
+ * at a time and is not launched after its store is closed (qdrt_prepared_free may come before
+ * or after qdrt_close: it frees only the prepared launch). With a watched store
+ * (hot reload) a launch after the kernel was rebuilt binds the saved values to the new build
+ * first (its errors are qdrt_launch's); a kernel that left the index gives
+ * QDRT_ERROR_NOT_FOUND. */
+typedef struct qdrt_prepared qdrt_prepared;
+QDRT_API qdrt_status qdrt_prepare(qdrt_kernel* kernel, const qdrt_value* args, size_t arg_count,
+                                  const qdrt_launch_options* options, qdrt_prepared** out);
+QDRT_API qdrt_status qdrt_prepared_launch(qdrt_prepared* prepared, qdrt_value* result);
+QDRT_API void qdrt_prepared_free(qdrt_prepared* prepared);
+
 /* Loads and initializes the CUDA driver now (a CUDA launch does it on first use): QDRT_OK, or
  * QDRT_ERROR_CUDA with why (no driver, the toolkit's stub library, no device). */
 QDRT_API qdrt_status qdrt_cuda_init(void);

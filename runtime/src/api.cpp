@@ -1,7 +1,9 @@
 // The C API (qdrt/qdrt.h) over the runtime's C++ core: handles, status codes and the per-thread
 // last-error message. Nothing throws (the runtime is built without exceptions).
 #include <cstring>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "common.hpp"
 #include "hot_reload.hpp"
@@ -218,6 +220,102 @@ QDRT_API qdrt_status qdrt_launch_ex(qdrt_kernel* kernel, const qdrt_value* args,
   }
   return QDRT_OK;
 }
+
+// A prepared launch: the bound launch and, for re-binding after a hot reload, the argument values
+// with the arrays and text they point at copied.
+struct qdrt_prepared {
+  qdrt_kernel* handle = nullptr;
+  uint64_t bound_to = 0;  // the serial of the Kernel bound (0: none)
+  qdrt::BoundLaunchPtr bound;
+  std::vector<qdrt_value> values;
+  std::vector<std::vector<int64_t>> dims;  // shape and strides, per value
+  std::vector<std::string> texts;
+  bool has_options = false;
+  qdrt_launch_options options{};
+
+  void save(const qdrt_value* args, size_t count) {
+    values.assign(args, args + count);
+    dims.resize(2 * count);
+    texts.resize(count);
+    for (size_t i = 0; i < count; ++i) {
+      qdrt_value& v = values[i];
+      size_t n = v.ndim > 0 ? static_cast<size_t>(v.ndim) : 0;
+      if (v.shape != nullptr) {
+        dims[2 * i].assign(v.shape, v.shape + n);
+        v.shape = dims[2 * i].data();
+      }
+      if (v.strides != nullptr) {
+        dims[2 * i + 1].assign(v.strides, v.strides + n);
+        v.strides = dims[2 * i + 1].data();
+      }
+      if (v.text != nullptr) {
+        texts[i] = v.text;
+        v.text = texts[i].c_str();
+      }
+    }
+  }
+};
+
+QDRT_API qdrt_status qdrt_prepare(qdrt_kernel* kernel, const qdrt_value* args, size_t arg_count,
+                                  const qdrt_launch_options* options, qdrt_prepared** out) {
+  if (kernel == nullptr || out == nullptr) {
+    return fail(QDRT_ERROR_INVALID_ARGUMENT, "qdrt_prepare: kernel or out is NULL");
+  }
+  *out = nullptr;
+  if (options != nullptr && options->struct_size < sizeof(qdrt_launch_options)) {
+    return fail(QDRT_ERROR_INVALID_ARGUMENT,
+                "qdrt_prepare: options->struct_size must be sizeof(qdrt_launch_options)");
+  }
+  if (arg_count > 0 && args == nullptr) {
+    return fail(QDRT_ERROR_INVALID_ARGUMENT, "qdrt_prepare: args is NULL");
+  }
+  qdrt::Pin pin(kernel);
+  if (pin.kernel() == nullptr) {
+    return gone(pin);
+  }
+  auto p = std::make_unique<qdrt_prepared>();
+  p->handle = kernel;
+  p->has_options = options != nullptr;
+  if (options != nullptr) {
+    p->options = *options;
+  }
+  p->save(args, arg_count);
+  if (qdrt::Status s = qdrt::prepare_routed(*pin.kernel(), p->values.data(), arg_count,
+                                            p->has_options ? &p->options : nullptr, p->bound);
+      !s.ok()) {
+    return fail(s);
+  }
+  p->bound_to = pin.kernel()->serial;
+  *out = p.release();
+  return QDRT_OK;
+}
+
+QDRT_API qdrt_status qdrt_prepared_launch(qdrt_prepared* p, qdrt_value* result) {
+  if (p == nullptr) {
+    return fail(QDRT_ERROR_INVALID_ARGUMENT, "qdrt_prepared_launch: prepared is NULL");
+  }
+  qdrt::Pin pin(p->handle);
+  if (pin.kernel() == nullptr) {
+    return gone(pin);
+  }
+  if (pin.kernel()->serial != p->bound_to) {
+    // The kernel was rebuilt (a watched store): bind the saved values to the new build.
+    p->bound.reset();
+    p->bound_to = 0;
+    if (qdrt::Status s = qdrt::prepare_routed(*pin.kernel(), p->values.data(), p->values.size(),
+                                              p->has_options ? &p->options : nullptr, p->bound);
+        !s.ok()) {
+      return fail(s);
+    }
+    p->bound_to = pin.kernel()->serial;
+  }
+  if (qdrt::Status s = qdrt::run_bound(*p->bound, result); !s.ok()) {
+    return fail(s);
+  }
+  return QDRT_OK;
+}
+
+QDRT_API void qdrt_prepared_free(qdrt_prepared* p) { delete p; }
 
 QDRT_API qdrt_status qdrt_cuda_init(void) {
   if (qdrt::Status s = qdrt::cuda_init(); !s.ok()) {

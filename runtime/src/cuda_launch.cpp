@@ -360,8 +360,14 @@ Status cuda_run(Kernel& k, Instance& inst, const void* const* args, qdrt_value* 
   return {};
 }
 
-Status launch_routed(Kernel& k, const qdrt_value* args, size_t count, qdrt_value* result,
-                     const qdrt_launch_options* options) {
+namespace {
+
+// Routes a launch: the device the options name, else CUDA when an argument is a device array.
+// Calls f(values, cuda) with the values to bind (device arrays as QDRT_VALUE_ARRAY, which bind
+// like host arrays: same checks, never dereferenced) and the CUDA options, nullptr on the CPU.
+template <class F>
+Status routed(Kernel& k, const qdrt_value* args, size_t count, const qdrt_launch_options* options,
+              F&& f) {
   uint32_t device = options != nullptr ? options->device : QDRT_DEVICE_AUTO;
   if (device > QDRT_DEVICE_CUDA) {
     return Status::error(QDRT_ERROR_INVALID_ARGUMENT,
@@ -390,9 +396,8 @@ Status launch_routed(Kernel& k, const qdrt_value* args, size_t count, qdrt_value
                            "kernel '" + k.id + "': " + arg_name(first_cuda) +
                                " is a CUDA device array, but the launch runs on the CPU");
     }
-    return launch(k, args, count, result, nullptr);
+    return f(args, nullptr);
   }
-  // CUDA: device arrays bind like host arrays (same checks; never dereferenced).
   constexpr size_t k_inline = 16;
   qdrt_value inline_values[k_inline];
   std::vector<qdrt_value> heap;
@@ -415,7 +420,23 @@ Status launch_routed(Kernel& k, const qdrt_value* args, size_t count, qdrt_value
   }
   CudaLaunch cuda;
   cuda.stream = options != nullptr ? options->cuda_stream : nullptr;
-  return launch(k, args != nullptr ? values : nullptr, count, result, &cuda);
+  return f(args != nullptr ? values : nullptr, &cuda);
+}
+
+}  // namespace
+
+Status launch_routed(Kernel& k, const qdrt_value* args, size_t count, qdrt_value* result,
+                     const qdrt_launch_options* options) {
+  return routed(k, args, count, options, [&](const qdrt_value* values, const CudaLaunch* cuda) {
+    return launch(k, values, count, result, cuda);
+  });
+}
+
+Status prepare_routed(Kernel& k, const qdrt_value* args, size_t count,
+                      const qdrt_launch_options* options, BoundLaunchPtr& out) {
+  return routed(k, args, count, options, [&](const qdrt_value* values, const CudaLaunch* cuda) {
+    return bind_launch(k, values, count, cuda, out);
+  });
 }
 
 }  // namespace qdrt

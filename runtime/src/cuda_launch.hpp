@@ -3,6 +3,8 @@
 // bound arguments into the by-value qdrt_cuda_context, and running the tasks on a stream.
 #pragma once
 
+#include <memory>
+
 #include "common.hpp"
 #include "qdrt/task_abi.h"
 
@@ -10,6 +12,13 @@ namespace qdrt {
 
 struct Kernel;
 struct Instance;
+
+// A launch bound once (launch.cpp, qdrt_prepare).
+struct BoundLaunch;
+struct BoundLaunchDeleter {
+  void operator()(BoundLaunch* b) const;
+};
+using BoundLaunchPtr = std::unique_ptr<BoundLaunch, BoundLaunchDeleter>;
 
 struct CudaLaunch {
   void* stream = nullptr;  // CUstream; nullptr: the default stream
@@ -25,6 +34,9 @@ struct CudaStateDeleter {
 // argument is a QDRT_VALUE_CUDA_ARRAY, else the CPU launch. `options` may be NULL.
 Status launch_routed(Kernel& k, const qdrt_value* args, size_t count, qdrt_value* result,
                      const qdrt_launch_options* options);
+// The same routing for a prepared launch (qdrt_prepare): binds instead of running.
+Status prepare_routed(Kernel& k, const qdrt_value* args, size_t count,
+                      const qdrt_launch_options* options, BoundLaunchPtr& out);
 
 // Packs the bound arguments (launch.cpp's CPU binding: args[p] points at the uint64_t slot of a
 // scalar or at the qdrt_array of an ndarray, for every passed parameter p) into `out`.

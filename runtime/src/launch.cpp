@@ -451,14 +451,14 @@ std::string signature_text(const Instance& inst) {
   return s;
 }
 
-}  // namespace
-
-Status launch(Kernel& k, const qdrt_value* args, size_t count, qdrt_value* result,
-              const CudaLaunch* cuda) {
-  auto& instances = cuda != nullptr ? k.cuda_instances : k.instances;
+// Picks the instance `args` select among the CPU or (`cuda`) CUDA instances and binds them into
+// `frame`; `run_inst` is the instance to run (its "+whole" variant for aliased arrays).
+Status select_and_bind(Kernel& k, const qdrt_value* args, size_t count, bool cuda, Frame& frame,
+                       Instance*& run_inst) {
+  auto& instances = cuda ? k.cuda_instances : k.instances;
   if (instances.empty()) {
-    std::string m = "kernel '" + k.id + "' has no " + (cuda != nullptr ? "CUDA" : "CPU") +
-                    " instance in the store";
+    std::string m =
+        "kernel '" + k.id + "' has no " + (cuda ? "CUDA" : "CPU") + " instance in the store";
     if (!k.other_targets.empty()) {
       m += " (built for:";
       for (const std::string& t : k.other_targets) {
@@ -488,7 +488,6 @@ Status launch(Kernel& k, const qdrt_value* args, size_t count, qdrt_value* resul
   if (count > 0 && args == nullptr) {
     return Status::error(QDRT_ERROR_INVALID_ARGUMENT, "kernel '" + k.id + "': args is NULL");
   }
-  Frame frame;
   frame.reserve(most_passed);
   Instance* chosen = nullptr;
   std::string reasons;
@@ -528,7 +527,7 @@ Status launch(Kernel& k, const qdrt_value* args, size_t count, qdrt_value* resul
   // temporaries), so split tasks compute what the whole kernel computes even when arrays alias.
   // A "+whole" variant, when one was published, is still preferred for aliased arguments (the
   // seed's fallback); without one the split tasks run silently.
-  Instance* run_inst = chosen;
+  run_inst = chosen;
   if (chosen->whole != nullptr) {
     std::string pair = aliased(*chosen, args);
     if (!pair.empty()) {
@@ -548,14 +547,61 @@ Status launch(Kernel& k, const qdrt_value* args, size_t count, qdrt_value* resul
               static_cast<int>(run_inst->target.size()), run_inst->target.data(),
               run_inst->tasks.size());
   }
-  if (Status s = cuda != nullptr ? cuda_run(k, *run_inst, frame.ptrs, result, *cuda)
-                                 : run(k, *run_inst, frame, result);
+  return {};
+}
+
+Status execute(Kernel& k, Instance& inst, const Frame& frame, qdrt_value* result,
+               const CudaLaunch* cuda) {
+  if (Status s = cuda != nullptr ? cuda_run(k, inst, frame.ptrs, result, *cuda)
+                                 : run(k, inst, frame, result);
       !s.ok()) {
     return s;
   }
-  k.last.store(run_inst, std::memory_order_relaxed);
+  k.last.store(&inst, std::memory_order_relaxed);
   k.launches.fetch_add(1, std::memory_order_relaxed);
   return {};
+}
+
+}  // namespace
+
+Status launch(Kernel& k, const qdrt_value* args, size_t count, qdrt_value* result,
+              const CudaLaunch* cuda) {
+  Frame frame;
+  Instance* inst = nullptr;
+  if (Status s = select_and_bind(k, args, count, cuda != nullptr, frame, inst); !s.ok()) {
+    return s;
+  }
+  return execute(k, *inst, frame, result, cuda);
+}
+
+// A bound launch: the frame's pointers point into itself, so it lives where it was made.
+struct BoundLaunch {
+  Kernel* kernel = nullptr;
+  Instance* inst = nullptr;
+  bool cuda = false;
+  CudaLaunch cuda_options;
+  Frame frame;
+};
+
+void BoundLaunchDeleter::operator()(BoundLaunch* b) const { delete b; }
+
+Status bind_launch(Kernel& k, const qdrt_value* args, size_t count, const CudaLaunch* cuda,
+                   BoundLaunchPtr& out) {
+  BoundLaunchPtr b(new BoundLaunch);
+  b->kernel = &k;
+  b->cuda = cuda != nullptr;
+  if (cuda != nullptr) {
+    b->cuda_options = *cuda;
+  }
+  if (Status s = select_and_bind(k, args, count, b->cuda, b->frame, b->inst); !s.ok()) {
+    return s;
+  }
+  out = std::move(b);
+  return {};
+}
+
+Status run_bound(const BoundLaunch& b, qdrt_value* result) {
+  return execute(*b.kernel, *b.inst, b.frame, result, b.cuda ? &b.cuda_options : nullptr);
 }
 
 }  // namespace qdrt

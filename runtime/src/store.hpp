@@ -62,7 +62,7 @@ struct Instance {
 };
 
 struct Kernel {
-  Kernel(Store* s, const std::string& kernel_id) : store(s), id(kernel_id) {}
+  Kernel(Store* s, const std::string& kernel_id) : store(s), id(kernel_id), serial(next_serial()) {}
   Store* store;
   const std::string& id;                                  // the store's kernel_ids() entry
   std::vector<std::unique_ptr<Instance>> instances;       // target "cpu"
@@ -73,6 +73,14 @@ struct Kernel {
   std::atomic<uint64_t> fallbacks{0};
   std::atomic<Instance*> last{nullptr};
   std::atomic<bool> warned{false};
+  // Unique in the process: a prepared launch knows its Kernel by it (a hot reload may free a
+  // Kernel and a later one take its address).
+  const uint64_t serial;
+
+  static uint64_t next_serial() {
+    static std::atomic<uint64_t> counter{0};
+    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
 };
 
 struct OpenOptions {
@@ -137,5 +145,13 @@ int resolve_threads(int requested);
 // values already mapped to QDRT_VALUE_ARRAY; launch_routed in cuda_launch.cpp does that).
 Status launch(Kernel& kernel, const qdrt_value* args, size_t count, qdrt_value* result,
               const CudaLaunch* cuda = nullptr);
+
+// A launch whose instance is selected and whose arguments are bound and checked once
+// (qdrt_prepare; BoundLaunch in cuda_launch.hpp): run_bound() then runs the tasks with no
+// per-argument work. It refers to the kernel and its instance, not to the argument values
+// (copied into it); the memory the arrays name must stay where it is.
+Status bind_launch(Kernel& kernel, const qdrt_value* args, size_t count, const CudaLaunch* cuda,
+                   BoundLaunchPtr& out);
+Status run_bound(const BoundLaunch& bound, qdrt_value* result);
 
 }  // namespace qdrt

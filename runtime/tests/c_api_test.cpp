@@ -190,6 +190,76 @@ void test_aliasing(qdrt_store* s) {
   CHECK(std::string(o.target) == "cpu");
 }
 
+void test_prepared(qdrt_store* s) {
+  // Prepared once, launched many times: the same results as qdrt_launch, the argument values
+  // copied (the caller's qdrt_value array and shape may go away), the memory read at each launch.
+  const int64_t n = 1000;
+  std::vector<float> x(n), y(n, 0.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = static_cast<float>(i);
+  }
+  qdrt_prepared* p = nullptr;
+  {
+    int64_t shape = n;
+    qdrt_value args[3] = {qdrt_float_value(0.5),
+                          qdrt_array_value(QDRT_DTYPE_F32, x.data(), 1, &shape),
+                          qdrt_array_value(QDRT_DTYPE_F32, y.data(), 1, &shape)};
+    CHECK(qdrt_prepare(kernel(s, "rt.basic:saxpy"), args, 3, nullptr, &p) == QDRT_OK);
+    args[0] = qdrt_float_value(99.0);
+    shape = 1;
+  }
+  qdrt_value r;
+  for (int rep = 0; rep < 4; ++rep) {
+    CHECK(qdrt_prepared_launch(p, &r) == QDRT_OK && r.kind == QDRT_VALUE_NONE);
+  }
+  x[7] = 100.0f;  // the memory is read at each launch
+  CHECK(qdrt_prepared_launch(p, nullptr) == QDRT_OK);
+  CHECK(y[0] == 0.0f && y[1] == 2.5f && y[999] == 0.5f * 999 * 5 && y[7] == 0.5f * 7 * 4 + 50.0f);
+  qdrt_prepared_free(p);
+
+  // A return value, and temporaries zeroed per prepared launch.
+  const int64_t m = 5001;
+  std::vector<int32_t> xs(m, 2), out(m, -1);
+  qdrt_value tf[2] = {qdrt_array_value(QDRT_DTYPE_I32, xs.data(), 1, &m),
+                      qdrt_array_value(QDRT_DTYPE_I32, out.data(), 1, &m)};
+  CHECK(qdrt_prepare(kernel(s, "rt.basic:total_fill"), tf, 2, nullptr, &p) == QDRT_OK);
+  for (int rep = 0; rep < 3; ++rep) {
+    CHECK(qdrt_prepared_launch(p, &r) == QDRT_OK && r.i == 2 * m);
+  }
+  qdrt_prepared_free(p);
+
+  // Aliased arrays: the "+whole" variant is chosen once, at prepare.
+  std::vector<float> buf = {1, 2, 3, 4};
+  int64_t four = 4;
+  qdrt_value same[2] = {qdrt_array_value(QDRT_DTYPE_F32, buf.data(), 1, &four),
+                        qdrt_array_value(QDRT_DTYPE_F32, buf.data(), 1, &four)};
+  CHECK(qdrt_prepare(kernel(s, "rt.basic:shift"), same, 2, nullptr, &p) == QDRT_OK);
+  CHECK(qdrt_prepared_launch(p, &r) == QDRT_OK && r.i == 1);
+  qdrt_prepared_free(p);
+
+  // Errors at prepare are qdrt_launch's; nothing is returned.
+  std::vector<double> xd(8);
+  int64_t eight = 8;
+  qdrt_value bad[3] = {qdrt_float_value(1), qdrt_array_value(QDRT_DTYPE_F64, xd.data(), 1, &eight),
+                       qdrt_array_value(QDRT_DTYPE_F32, y.data(), 1, &eight)};
+  p = reinterpret_cast<qdrt_prepared*>(uintptr_t{1});
+  EXPECT_ERROR(qdrt_prepare(kernel(s, "rt.basic:saxpy"), bad, 3, nullptr, &p), QDRT_ERROR_ARGUMENT,
+               "argument 'x': expected dtype f32, got f64");
+  CHECK(p == nullptr);
+  EXPECT_ERROR(qdrt_prepare(kernel(s, "rt.basic:saxpy"), bad, 2, nullptr, &p), QDRT_ERROR_ARGUMENT,
+               "takes 3 arguments");
+  EXPECT_ERROR(qdrt_prepare(nullptr, bad, 3, nullptr, &p), QDRT_ERROR_INVALID_ARGUMENT,
+               "kernel or out is NULL");
+  EXPECT_ERROR(qdrt_prepare(kernel(s, "rt.basic:saxpy"), nullptr, 3, nullptr, &p),
+               QDRT_ERROR_INVALID_ARGUMENT, "args is NULL");
+  qdrt_launch_options small{};
+  small.struct_size = 4;
+  EXPECT_ERROR(qdrt_prepare(kernel(s, "rt.basic:saxpy"), bad, 3, &small, &p),
+               QDRT_ERROR_INVALID_ARGUMENT, "struct_size");
+  EXPECT_ERROR(qdrt_prepared_launch(nullptr, &r), QDRT_ERROR_INVALID_ARGUMENT, "prepared is NULL");
+  qdrt_prepared_free(nullptr);
+}
+
 void test_hostile_arguments(qdrt_store* s) {
   qdrt_kernel* saxpy = kernel(s, "rt.basic:saxpy");
   int64_t n = 8, n2[2] = {2, 4};
@@ -365,6 +435,9 @@ int main(int argc, char** argv) {
       test_hostile_arguments(s);
       qdrt_kernel_observations(kernel(s, "rt.basic:saxpy"), &o);
       CHECK(o.loaded == 1 && o.launches == 2);
+      test_prepared(s);
+      qdrt_kernel_observations(kernel(s, "rt.basic:saxpy"), &o);
+      CHECK(o.launches == 7);  // prepared launches count as launches
       CHECK(std::string(o.instance) == "a=f32, x=ndarray(f32, 1), y=ndarray(f32, 1)");
       qdrt_close(s);
     }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The qdrt binding's CUDA side without a GPU: __cuda_array_interface__ and DLPack arguments
-are validated and routed to the CUDA instance; with QDRT_CUDA_LIBRARY=/nonexistent the launch
+"""The qdrt binding's CUDA side without a GPU: __cuda_array_interface__, DLPack and
+qdrt.DeviceArray arguments are validated and routed to the CUDA instance; with QDRT_CUDA_LIBRARY=/nonexistent the launch
 then fails with CudaError "no CUDA driver". Env: QDRT_LIBRARY, QDRT_CUDA_STORE (from
 make_cuda_store.py), QDRT_CUDA_LIBRARY."""
 import ctypes
@@ -100,6 +100,25 @@ class CudaBinding(unittest.TestCase):
             self.saxpy(2.0, FakeDLPack(0x10000, (1000,), code=0), y)
         with self.assertRaisesRegex(qdrt.ArgumentError, "unsupported DLPack dtype"):
             self.saxpy(2.0, FakeDLPack(0x10000, (1000,), code=5, bits=64), y)
+
+    def test_device_array(self):
+        # qdrt.DeviceArray: a bare device pointer (the bridge's Quadrants ndarrays on CUDA),
+        # routed to the CUDA instance, checked as a CAI array is, prepared launches refused.
+        x, y = qdrt.DeviceArray(0x10000, "f32", (1000,)), qdrt.DeviceArray(0x20000, "f32", (1000,))
+        self.assertEqual(repr(x), "DeviceArray(0x10000, 'f32', (1000,))")
+        with self.assertRaisesRegex(qdrt.CudaError, "no CUDA driver"):
+            self.saxpy(2.0, x, y)
+        with self.assertRaisesRegex(qdrt.ArgumentError, "expected dtype f32, got f64"):
+            self.saxpy(2.0, qdrt.DeviceArray(0x10000, "f64", (1000,)), y)
+        with self.assertRaisesRegex(qdrt.ArgumentError, "not aligned for f32"):
+            self.saxpy(2.0, qdrt.DeviceArray(0x10002, "f32", (1000,)), y)
+        with self.assertRaisesRegex(qdrt.ArgumentError, "host array, but the launch runs on CUDA"):
+            self.saxpy(2.0, x, qdrt.HostArray(0x30000, "f32", (1000,)))
+        with self.assertRaisesRegex(qdrt.ArgumentError, "CUDA device array, but the launch runs "
+                                                        "on the CPU"):
+            self.saxpy(2.0, x, y, device="cpu")
+        with self.assertRaisesRegex(qdrt.ArgumentError, "unknown dtype"):
+            qdrt.DeviceArray(0x10000, "f128", (4,))
 
     def test_damaged_bundle(self):
         k = self.store.kernel("rt.cuda:bad_bad_magic")

@@ -209,7 +209,22 @@ def hot_reload_suite(qd, tmp):
                     results.append(buf[0])
                 except Exception as e:  # noqa: BLE001
                     errors.append(repr(e))
+        prep_buf = array.array("f", [0.0] * 64)
+        prepared = k.prepare(prep_buf)
+        deltas = []
+
+        def prepared_app():
+            # One prepared launch (qdrt_prepare), relaunched across the rebuild: it binds its
+            # saved arguments to the new build on the first launch after the switch.
+            while not stop.is_set():
+                before = prep_buf[0]
+                try:
+                    prepared()
+                    deltas.append(prep_buf[0] - before)
+                except Exception as e:  # noqa: BLE001
+                    errors.append("prepared: " + repr(e))
         threads = [threading.Thread(target=app) for _ in range(2)]
+        threads.append(threading.Thread(target=prepared_app))
         for t in threads:
             t.start()
         time.sleep(0.3)
@@ -218,7 +233,8 @@ def hot_reload_suite(qd, tmp):
         ev = wt.next()
         check("hot reload: rebuild event", ev and ev["ok"] and ev["lowered"] == ["hot:add"], ev)
         deadline = time.time() + 10
-        while time.time() < deadline and (not results or results[-1] != 2.0):
+        while time.time() < deadline and (not results or results[-1] != 2.0 or
+                                          not deltas or deltas[-1] != 2.0):
             time.sleep(0.01)
         time.sleep(0.2)
         stop.set()
@@ -228,6 +244,11 @@ def hot_reload_suite(qd, tmp):
         check("hot reload: results switch from old (1.0) to new (2.0)",
               first_new is not None and results[0] == 1.0 and
               set(results[:first_new]) == {1.0} and results[-1] == 2.0, results[-5:])
+        first_delta = deltas.index(2.0) if 2.0 in deltas else None
+        check("hot reload: a prepared launch switches from old to new too",
+              first_delta is not None and deltas[0] == 1.0 and
+              set(deltas[:first_delta]) == {1.0} and set(deltas[first_delta:]) == {2.0},
+              deltas[-5:])
         check("hot reload: no failed launch", not errors, errors[:3])
         x = array.array("f", [0.0] * 64)
         other(x)

@@ -28,7 +28,7 @@ import os
 
 __all__ = ["open", "Store", "Kernel", "Error", "ArgumentError", "NoInstanceError",
            "NotFoundError", "CorruptStoreError", "VersionError", "LoadError", "StoreIOError",
-           "CudaError", "cuda_init"]
+           "CudaError", "cuda_init", "HostArray", "DeviceArray"]
 
 
 class Error(Exception):
@@ -109,6 +109,19 @@ class HostArray:
         return "HostArray(0x%x, %r, %r)" % (self.data, self.dtype, self.shape)
 
 
+class DeviceArray(HostArray):
+    """A C-contiguous array in CUDA device memory given by address: `data` (a CUdeviceptr as an
+    int), `dtype` and `shape` as for HostArray. For device memory that no
+    __cuda_array_interface__ describes (a Quadrants ndarray on CUDA: its runtime's data pointer);
+    the call runs the kernel's CUDA instance, on the stream given to it (default: the default
+    stream). The caller keeps the memory alive until the kernel has run."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "DeviceArray(0x%x, %r, %r)" % (self.data, self.dtype, self.shape)
+
+
 _VALUE_NONE, _VALUE_ARRAY, _VALUE_INT, _VALUE_FLOAT, _VALUE_BOOL, _VALUE_TEXT = range(6)
 _VALUE_CUDA_ARRAY = 6
 _VALUE_UNSIGNED = 1  # qdrt_value.flags: `i` holds a uint64 bit pattern
@@ -182,6 +195,7 @@ def _library_path():
 
 _lib = None
 _launch_unchecked = None
+_prepared_launch = None  # qdrt_prepared_launch, untyped as _launch_unchecked
 _SIZE_ARGS = {}  # n -> c_size_t(n), passed by value to _launch_unchecked
 
 
@@ -213,6 +227,9 @@ def _load():
         "qdrt_launch_ex": (st, [vp, ctypes.POINTER(_Value), sz, ctypes.POINTER(_Value),
                                 ctypes.POINTER(_LaunchOptions)]),
         "qdrt_cuda_init": (st, []),
+        "qdrt_prepare": (st, [vp, ctypes.POINTER(_Value), sz, ctypes.POINTER(_LaunchOptions),
+                              ctypes.POINTER(vp)]),
+        "qdrt_prepared_free": (None, [vp]),
     }
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)
@@ -223,6 +240,9 @@ def _load():
     global _launch_unchecked
     _launch_unchecked = lib._FuncPtr(("qdrt_launch", lib))
     _launch_unchecked.restype = st
+    global _prepared_launch
+    _prepared_launch = lib._FuncPtr(("qdrt_prepared_launch", lib))
+    _prepared_launch.restype = st
     _lib = lib
     return lib
 
@@ -508,8 +528,9 @@ class Kernel:
         """Fills `v` from argument i when it is not an exact int, float or known plain buffer;
         returns the producer's CUDA stream of a __cuda_array_interface__ array, else None."""
         t = type(a)
-        if t is HostArray:
-            v.kind, v.dtype, v.ndim = _VALUE_ARRAY, a._code, len(a.shape)
+        if t is HostArray or t is DeviceArray:
+            v.kind = _VALUE_ARRAY if t is HostArray else _VALUE_CUDA_ARRAY
+            v.dtype, v.ndim = a._code, len(a.shape)
             v.data = a.data or None
             v.shape = ctypes.addressof(a._shape)
             keep.append(a)
@@ -575,17 +596,21 @@ class Kernel:
         return None
 
     def prepare(self, *args):
-        """The arguments converted once, for launching many times on the CPU: call the result
-        with no arguments. Valid while the memory the arguments name stays where it is (the
-        prepared launch keeps the argument objects alive, not their buffers' addresses);
-        libqdrt still checks them at every launch."""
+        """The launch prepared once (qdrt_prepare: instance selected, every argument checked
+        and bound), for launching many times on the CPU: call the result with no arguments.
+        Valid while the memory the arguments name stays where it is (the prepared launch keeps
+        the argument objects alive, not their buffers' addresses). Errors are the launch's."""
         if self._store._handle is None:
             raise Error("the store is closed", "QDRT_ERROR_INVALID_ARGUMENT")
         values, keep, producer_stream = self._values(args, None)
-        if producer_stream is not None:
+        if producer_stream is not None or any(v.kind == _VALUE_CUDA_ARRAY for v in values):
             raise ArgumentError("prepare(): CUDA arrays are launched with the kernel itself",
                                 "QDRT_ERROR_ARGUMENT")
-        return Prepared(self, values, len(args), keep + list(args))
+        handle = ctypes.c_void_p()
+        st = _lib.qdrt_prepare(self._handle, values, len(args), None, ctypes.byref(handle))
+        if st != 0:
+            _raise(st)
+        return Prepared(self, handle, keep + list(args))
 
     def __call__(self, *args, stream=None, device=None):
         """Launches. stream: a CUstream (int or stream object) for CUDA launches; device:
@@ -659,20 +684,29 @@ def _result(result):
 
 
 class Prepared:
-    """A kernel with its arguments converted (Kernel.prepare): call it to launch on the CPU."""
+    """A prepared launch (Kernel.prepare): call it to launch on the CPU."""
 
-    __slots__ = ("_kernel", "_values", "_size", "_keep")
+    __slots__ = ("_kernel", "_handle", "_keep")
 
-    def __init__(self, kernel, values, n, keep):
-        self._kernel, self._values, self._keep = kernel, values, keep
-        self._size = ctypes.c_size_t(n)
+    def __init__(self, kernel, handle, keep):
+        self._kernel, self._handle, self._keep = kernel, handle, keep
 
     def __call__(self):
-        if self._kernel._store._handle is None:
+        if self._handle is None or self._kernel._store._handle is None:
             raise Error("the store is closed", "QDRT_ERROR_INVALID_ARGUMENT")
         result = _Value()
-        st = _launch_unchecked(self._kernel._handle, self._values, self._size,
-                               ctypes.byref(result))
+        st = _prepared_launch(self._handle, ctypes.byref(result))
         if st != 0:
             _raise(st)
         return _result(result)
+
+    def _free(self):
+        if self._handle is not None:
+            _lib.qdrt_prepared_free(self._handle)
+            self._handle = None
+
+    def __del__(self):
+        try:
+            self._free()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
