@@ -6,7 +6,10 @@
 #   3. benchmarks: saxpy on 2^28 floats vs a device-to-device cuMemcpy in the same run (goal
 #      >= 80%), launch overhead vs an empty cuLaunchKernel from the same process;
 #   4. the differential corpus built for cpu and cuda:sm_90, every case on the GPU vs the CPU
-#      (tests/diff/gpu_compare.py); --runtime-only skips it (until the compile side has cuda).
+#      (tests/diff/gpu_compare.py); --runtime-only skips it (until the compile side has cuda);
+#   5. with build/genesis-venv: the unchanged Genesis Franka scene on CUDA, 200 steps on the
+#      store through qdrt.bridge against Quadrants (tests/genesis/bridge_franka.py --backend cuda:
+#      records the scene on CUDA, builds --target cuda, compares qpos/qvel and contacts).
 # Prints a short table last. Exit: 0 all matched, 1 a failure, 125 no GPU here.
 # Env: QD_JOBS (build jobs, default: all cores), NVCC (default: nvcc on PATH or /usr/local/cuda).
 set -uo pipefail
@@ -62,6 +65,23 @@ else
     echo "corpus GPU vs CPU|not built: qdbuild build --target cuda:sm_90 failed|FAIL" >>"$table"
     status=1
   fi
+fi
+
+echo "== gpu-check: Genesis Franka on CUDA, the bridge against Quadrants (200 steps)"
+if [[ -x build/genesis-venv/bin/python ]]; then
+  build/genesis-venv/bin/python tests/genesis/bridge_franka.py --backend cuda --steps 200 \
+    >"$out/genesis.log" 2>&1
+  rc=$?
+  if ((rc == 0)); then
+    echo "Genesis Franka on CUDA|$(grep -m1 -o 'max |qpos/qvel difference| [^ ]*' \
+      "$out/genesis.log")|PASS" >>"$table"
+  else
+    tail -20 "$out/genesis.log"
+    echo "Genesis Franka on CUDA|exit $rc: $out/genesis.log|FAIL" >>"$table"
+    status=1
+  fi
+else
+  echo "Genesis Franka on CUDA|skipped: no build/genesis-venv (scripts/setup.sh)|-" >>"$table"
 fi
 
 echo

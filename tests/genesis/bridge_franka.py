@@ -2,8 +2,9 @@
 """An unchanged Genesis scene on a qdbuild store (QDRT_STORE, qdrt.bridge) against the same scene
 on Quadrants: 200 steps, every step's qpos, qvel and contact count.
 
-  bridge_franka.py [--scene franka|go2] [--envelope] [--qdbuild build/bin/qdbuild]
-                   [--python build/genesis-venv/bin/python] [--steps 200]
+  bridge_franka.py [--scene franka|go2] [--envelope] [--backend cpu|cuda]
+                   [--qdbuild build/bin/qdbuild] [--python build/genesis-venv/bin/python]
+                   [--steps 200]
 
 Builds the committed record (tests/genesis/<scene>.qdrecord.json) into a fresh store, runs
 tests/genesis/scenes/<scene>.py --out twice (plain, then with PYTHONPATH=runtime/python
@@ -13,6 +14,9 @@ contact count equal at every step, qpos and qvel within 1e-2 absolute (float32 d
 fast-math code grow over a contact-rich trajectory: 1.9e-3 after 200 steps here). Prints both
 runs' scene.build() and first-step times, and the steady-state time per step of two more runs
 without --out (never asserted). Exit 0/1; 125 without Genesis (no-genesis-venv).
+
+--backend cuda (scripts/gpu-check.sh, on a machine with a GPU): both runs on gs.cuda; the scene is
+first recorded on CUDA (3 steps) and built --target cuda from that record.
 
 --envelope (the Go2 scene): a trajectory through impacts between meshes is not determined by
 Quadrants itself beyond its float path (GJK/EPA normals and the constraint solver's stopping
@@ -53,10 +57,12 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 """
 
 
-def run_scene(python, steps, out, env, scene="franka", ieee=False):
-    cmd = [python] + (["-c", IEEE_RUNNER] if ieee else [])
+def run_scene(python, steps, out, env, scene="franka", ieee=False, backend="cpu", prefix=()):
+    cmd = [python] + (["-c", IEEE_RUNNER] if ieee else list(prefix))
     p = subprocess.run(cmd + [os.path.join(HERE, "scenes", f"{scene}.py"), "--steps", str(steps)]
-                       + (["--out", out] if out else []), capture_output=True, text=True, env=env)
+                       + (["--out", out] if out else [])
+                       + (["--backend", backend] if backend != "cpu" else []),
+                       capture_output=True, text=True, env=env)
     if p.returncode != 0:
         raise RuntimeError(f"the scene exited {p.returncode}: {p.stderr[-3000:]}")
     return json.loads(p.stdout.strip().splitlines()[-1]), p.stderr
@@ -87,6 +93,9 @@ def main():
     ap.add_argument("--scene", default="franka", choices=["franka", "go2"])
     ap.add_argument("--envelope", action="store_true",
                     help="judge the trajectory against Quadrants' own fast_math=False run")
+    ap.add_argument("--backend", default="cpu", choices=["cpu", "cuda"],
+                    help="cuda (scripts/gpu-check.sh): record the scene on CUDA first, build "
+                         "--target cuda")
     opts = ap.parse_args()
     RECORD = os.path.join(HERE, f"{opts.scene}.qdrecord.json")
     sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
@@ -98,35 +107,45 @@ def main():
     failures = []
     with tempfile.TemporaryDirectory(prefix="qd-bridge-") as tmp:
         store = os.path.join(tmp, "store")
-        p = genesis_env.build_store(opts.qdbuild, site, RECORD, store)
-        if p.returncode != 0:
-            print(f"FAIL: qdbuild build exited {p.returncode}\n{p.stderr[-3000:]}")
-            return 1
         env = dict(os.environ)
         for k in ("QDRT_RECORD", "QDRT_STORE", "QDRT_STORE_STATS"):
             env.pop(k, None)
-        plain, _ = run_scene(opts.python, opts.steps, os.path.join(tmp, "plain.json"), env, opts.scene)
+        target = []
+        if opts.backend == "cuda":
+            # The CUDA run's own instances (Genesis may configure its kernels per backend).
+            RECORD = os.path.join(tmp, "cuda.qdrecord.json")
+            run_scene(opts.python, 3, None, dict(env, PYTHONPATH=os.path.join(ROOT, "runtime",
+                                                                              "python")),
+                      opts.scene, backend="cuda", prefix=("-m", "qdrt.record", "-o", RECORD, "--"))
+            target = ["--target", "cuda"]
+        p = genesis_env.build_store(opts.qdbuild, site, RECORD, store, *target)
+        if p.returncode != 0:
+            print(f"FAIL: qdbuild build exited {p.returncode}\n{p.stderr[-3000:]}")
+            return 1
+        plain, _ = run_scene(opts.python, opts.steps, os.path.join(tmp, "plain.json"), env,
+                             opts.scene, backend=opts.backend)
         stats = os.path.join(tmp, "stats.json")
         benv = dict(env, PYTHONPATH=os.path.join(ROOT, "runtime", "python"), QDRT_STORE=store,
                     QDRT_STORE_STATS=stats,
                     QDRT_LIBRARY=os.environ.get("QDRT_LIBRARY",
                                                 os.path.join(ROOT, "build", "lib", "libqdrt.so")))
         bridged, err = run_scene(opts.python, opts.steps, os.path.join(tmp, "bridge.json"), benv,
-                                opts.scene)
+                                 opts.scene, backend=opts.backend)
         # Timing runs without --out (which reads the state back every step).
-        plain_t, _ = run_scene(opts.python, opts.steps, None, env, opts.scene)
+        plain_t, _ = run_scene(opts.python, opts.steps, None, env, opts.scene,
+                               backend=opts.backend)
         bridged_t, _ = run_scene(opts.python, opts.steps, None,
                                  {k: v for k, v in benv.items() if k != "QDRT_STORE_STATS"},
-                                 opts.scene)
+                                 opts.scene, backend=opts.backend)
         a = json.load(open(os.path.join(tmp, "plain.json")))
         b = json.load(open(os.path.join(tmp, "bridge.json")))
         s = json.load(open(stats))
         ref = None
         if opts.envelope:
             run_scene(opts.python, opts.steps, os.path.join(tmp, "ieee.json"), env, opts.scene,
-                      ieee=True)
+                      ieee=True, backend=opts.backend)
             ref = json.load(open(os.path.join(tmp, "ieee.json")))
-    recorded = json.load(open(RECORD))["kernels"]
+        recorded = json.load(open(RECORD))["kernels"]
     missing = sorted(k for k in recorded if k not in s["served"])
     if missing:
         failures.append(f"recorded kernels not served by the store: {missing}")

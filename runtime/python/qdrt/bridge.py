@@ -7,16 +7,20 @@ A hook on Quadrants' Kernel class (its __call__, the one place every kernel call
 Quadrants parses or compiles anything) looks each call up in the store: the call's parameters are
 described as `python -m qdrt.record` describes them, qdrt.instances selects the built instance
 they are, and the instance runs through libqdrt on the caller's own memory (a Quadrants ndarray
-by its runtime's data pointer, in memory order; numpy arrays and CPU torch tensors as they are).
+by its runtime's data pointer, in memory order; numpy arrays and CPU torch tensors as they are;
+on CUDA device pointers and CUDA torch tensors, on the default stream and the primary context
+Quadrants launches on). libqdrt runs CPU kernels on Quadrants' cpu_max_num_threads.
 A call the store cannot serve runs on Quadrants unchanged, with one warning per kernel saying
-why: a kernel or instance not in the store, keyword arguments, autodiff, a non-CPU arch, an
-argument the bridge does not know. QDRT_STORE_STATS=FILE writes at exit
+why: a kernel or instance not in the store, keyword arguments Quadrants' fuse_args refuses,
+autodiff, an arch other than the CPU and CUDA, a host array in a CUDA call (Quadrants copies
+it), an argument the bridge does not know. QDRT_STORE_STATS=FILE writes at exit
 {"served": {kernel_id: calls}, "fallback": {kernel_id: {"calls": n, "reason": text}}}.
 
-What is looked up once per kernel and argument set (the argument objects' identities, template
-values by value) is cached: the selected instance and how to read each of its arguments. A plan
-keeps its argument objects alive, so an id cannot be reused by another object while the plan
-exists; the cache holds at most 4,096 plans (the oldest are dropped first).
+What is looked up once per kernel and argument set (the argument objects' identities, values of
+primitive types by value) is cached: the selected instance and how to read each of its
+arguments, or the reason the store cannot serve the call. A plan keeps its argument objects and
+the Quadrants Kernel alive, so an id cannot be reused by another object while the plan exists;
+the cache holds at most 4,096 plans (the oldest are dropped first).
 """
 
 import atexit
@@ -32,6 +36,7 @@ __all__ = ["install"]
 
 _state = None
 _MAX_PLANS = 4096
+_VALUE_TYPES = {bool, int, float, str}  # argument types keyed by value (grows: see plan())
 _DTYPES = {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "f32", "f64", "u1"}
 
 
@@ -51,6 +56,25 @@ def _fixed(obj, path):
     return True
 
 
+def _quadrants_threads():
+    """Quadrants' cpu_max_num_threads once it is initialized, else 0 (libqdrt's default: every
+    core)."""
+    qd = sys.modules.get("quadrants")
+    try:
+        n = int(qd.lang.impl.current_cfg().cpu_max_num_threads) if qd is not None else 0
+    except Exception:  # noqa: BLE001 - an older or uninitialized Quadrants: libqdrt's default
+        return 0
+    return max(n, 0)
+
+
+def _arch():
+    """'cpu', 'cuda', or Quadrants' name of another arch."""
+    qd = sys.modules.get("quadrants")
+    arch = str(qd.lang.impl.current_cfg().arch) if qd is not None else "?"
+    name = arch.split(".")[-1]
+    return "cpu" if name in ("x64", "arm64") else name
+
+
 def _member(obj, path):
     for part in path.split(".") if path else []:
         obj = getattr(obj, part)
@@ -64,10 +88,12 @@ class _Plan:
     and scalar values: the key), the converted arguments are prepared once (Kernel.prepare)
     and the plan keeps the argument objects alive, so their identities cannot be reused."""
 
-    __slots__ = ("kernel", "getters", "kid", "prepared", "args")
+    __slots__ = ("kernel", "getters", "kid", "prepared", "args", "owner", "calls")
 
-    def __init__(self, kid, kernel, getters, args, stable):
+    def __init__(self, kid, kernel, getters, args, stable, owner=None):
         self.kid, self.kernel, self.getters = kid, kernel, getters
+        self.owner = owner  # the Quadrants Kernel: its id is in the key
+        self.calls = 0
         self.prepared = kernel.prepare(*[g(args) for g in getters]) if stable else None
         # Always kept: the cache is keyed by the arguments' ids, which a new object could reuse
         # once these died (a new config object with other values would select this instance).
@@ -79,6 +105,17 @@ class _Plan:
         return self.kernel(*[g(args) for g in self.getters])
 
 
+class _Refusal:
+    """A cached 'the store does not serve this call': the reason, and the objects whose
+    identities are in the key (kept alive, as a plan keeps them)."""
+
+    __slots__ = ("reason", "args", "owner", "kid", "calls")
+
+    def __init__(self, reason, args, owner):
+        self.reason, self.args, self.owner = reason, args, owner
+        self.kid, self.calls = None, 0
+
+
 class _Bridge:
     def __init__(self, path, stats_path):
         self.path = path
@@ -87,14 +124,16 @@ class _Bridge:
         self.store = None
         self.kernels = None
         self.plans = {}     # (id(kernel), key of the arguments) -> _Plan
-        self.served = {}    # kernel id -> calls
+        self.served_before = {}  # kernel id -> calls served by plans no longer cached
         self.fallback = {}  # kernel id -> {"calls": n, "reason": text}
         self.patched = False
 
     # --- the store ----------------------------------------------------------------------------
     def open(self):
         if self.store is None:
-            self.store = qdrt.open(self.path)
+            # As many CPU threads as Quadrants runs its kernels on (Genesis sets 1 unless
+            # QD_NUM_THREADS says otherwise): the same work split the same way.
+            self.store = qdrt.open(self.path, num_threads=_quadrants_threads())
             self.kernels = set(self.store.kernels())
         return self.store
 
@@ -126,8 +165,7 @@ class _Bridge:
                 # (an array of another dtype than the cached instance's) runs on Quadrants.
                 bridge.fell_back(self, f"libqdrt refused the call: {e}")
                 return original(self, *args, **kwargs)
-            with bridge.lock:
-                bridge.served[plan.kid] = bridge.served.get(plan.kid, 0) + 1
+            plan.calls += 1  # (the GIL's word: statistics, not worth a lock per call)
             return result
 
         kernel_cls.__call__ = __call__
@@ -151,28 +189,41 @@ class _Bridge:
                                               py_args=args, kwargs=kwargs))
             except Exception as e:  # noqa: BLE001
                 raise _Fallback(f"keyword arguments Quadrants' fuse_args refuses: {e}") from None
-        mode = str(getattr(kernel, "autodiff_mode", "")).split(".")[-1]
-        if mode and mode.upper() != "NONE":
-            raise _Fallback(f"autodiff ({mode.lower()})")
-        key = (id(kernel), tuple(id(a) if not isinstance(a, (bool, int, float, str)) else
-                                 (type(a), a) for a in args))
+        # Values of primitive types by value, everything else by identity (the plan keeps the
+        # objects alive, so an identity is not reused while the plan exists).
+        key = (id(kernel), *[(type(a), a) if type(a) in _VALUE_TYPES else id(a) for a in args])
         plan = self.plans.get(key)
         if plan is None:
-            plan = self.make_plan(kernel, args)
+            # (A Quadrants Kernel's autodiff mode is fixed when it is made: its adjoint is
+            # another Kernel; the plan keeps this one alive.)
+            for a in args:
+                if isinstance(a, (bool, int, float, str)) and type(a) not in _VALUE_TYPES:
+                    _VALUE_TYPES.add(type(a))  # numpy.float64, an IntEnum: by value next time
+            try:
+                mode = str(getattr(kernel, "autodiff_mode", "")).split(".")[-1]
+                if mode and mode.upper() != "NONE":
+                    raise _Fallback(f"autodiff ({mode.lower()})")
+                plan = self.make_plan(kernel, args)
+            except _Fallback as why:
+                plan = _Refusal(str(why), args, kernel)  # the next such call falls back at once
             with self.lock:
                 if len(self.plans) >= _MAX_PLANS:
                     # An app passing new objects at every call: forget the oldest plans (and
                     # with them the argument objects they keep).
                     for old in list(self.plans)[:_MAX_PLANS // 4]:
-                        del self.plans[old]
+                        gone = self.plans.pop(old)
+                        if gone.calls:
+                            self.served_before[gone.kid] = \
+                                self.served_before.get(gone.kid, 0) + gone.calls
                 self.plans[key] = plan
+        if plan.__class__ is _Refusal:
+            raise _Fallback(plan.reason)
         return plan, args
 
     def make_plan(self, kernel, args):
-        qd = sys.modules.get("quadrants")
-        arch = str(qd.lang.impl.current_cfg().arch) if qd is not None else "?"
-        if "x64" not in arch and "arm64" not in arch:
-            raise _Fallback(f"arch {arch} (the bridge serves the CPU)")
+        arch = _arch()
+        if arch not in ("cpu", "cuda"):
+            raise _Fallback(f"arch {arch} (the bridge serves the CPU and CUDA)")
         kid = record.kernel_id(kernel.func)
         store = self.open()
         if kid not in self.kernels:
@@ -199,29 +250,37 @@ class _Bridge:
                 continue
             i = position[root]
             value = _member(args[i], path)
-            getters.append(self.getter(i, path, value, name))
+            getters.append(self.getter(i, path, value, name, arch))
             stable = stable and _fixed(args[i], path) and not type(value).__module__.startswith(
                 "torch")
-        return _Plan(kid, k, getters, args, stable)
+        # (CUDA launches are not prepared: Kernel.prepare is the CPU's.)
+        return _Plan(kid, k, getters, args, stable and arch == "cpu", kernel)
 
-    def getter(self, i, path, value, name):
-        """A function of the call's arguments giving libqdrt's value for one argument."""
+    def getter(self, i, path, value, name, arch="cpu"):
+        """A function of the call's arguments giving libqdrt's value for one argument: on the
+        CPU a Quadrants ndarray is a qdrt.HostArray over its data pointer, on CUDA a
+        qdrt.DeviceArray over its device pointer (Quadrants' LLVM backends give the physical
+        address, a CUdeviceptr on CUDA); torch tensors go as they are (CUDA ones by their
+        __cuda_array_interface__)."""
         impl = getattr(value, "_impl", value)  # qd.Tensor -> its ndarray
         if hasattr(impl, "arr") and hasattr(impl, "dtype") and hasattr(impl.arr, "total_shape"):
             prog = sys.modules["quadrants"].lang.impl.get_runtime().prog
             dtype = str(impl.dtype)
             if dtype not in _DTYPES:
                 raise _Fallback(f"argument '{name}': ndarray dtype {dtype}")
+            wrap = qdrt.HostArray if arch == "cpu" else qdrt.DeviceArray
 
-            def host(a):
+            def ndarray(a):
                 v = getattr(_member(a[i], path), "_impl", None) or _member(a[i], path)
-                return qdrt.HostArray(prog.get_ndarray_data_ptr_as_int(v.arr), dtype,
-                                      tuple(v.arr.total_shape()))
-            return host
+                return wrap(prog.get_ndarray_data_ptr_as_int(v.arr), dtype,
+                            tuple(v.arr.total_shape()))
+            return ndarray
         if type(value).__module__.startswith("torch"):
-            if value.device.type != "cpu" or not value.is_contiguous():
-                raise _Fallback(f"argument '{name}': a torch tensor that is not CPU and "
-                                "contiguous")
+            if value.device.type != arch or not value.is_contiguous():
+                raise _Fallback(f"argument '{name}': a torch tensor that is not {arch} and "
+                                "contiguous (Quadrants would copy it)")
+            if arch == "cuda":
+                return lambda a: _member(a[i], path)  # __cuda_array_interface__
             dtype = {"float32": "f32", "float64": "f64", "int32": "i32", "int64": "i64",
                      "int8": "i8", "int16": "i16", "uint8": "u8", "bool": "u1"}.get(
                          str(value.dtype).split(".")[-1])
@@ -232,14 +291,23 @@ class _Bridge:
                 t = _member(a[i], path)
                 return qdrt.HostArray(t.data_ptr(), dtype, tuple(t.shape))
             return tensor
-        if isinstance(value, (bool, int, float)) or hasattr(value, "__array_interface__") or \
-                isinstance(value, memoryview):
+        if isinstance(value, (bool, int, float)):
+            return lambda a: _member(a[i], path)
+        if hasattr(value, "__array_interface__") or isinstance(value, memoryview):
+            if arch != "cpu":
+                raise _Fallback(f"argument '{name}': a host array in a {arch} call (Quadrants "
+                                "would copy it to the device and back)")
             return lambda a: _member(a[i], path)
         raise _Fallback(f"argument '{name}': a {type(value).__name__}")
 
     # --- exit ---------------------------------------------------------------------------------
     def document(self):
-        return {"served": dict(sorted(self.served.items())),
+        with self.lock:
+            served = dict(self.served_before)
+            for plan in self.plans.values():
+                if plan.calls and plan.kid is not None:
+                    served[plan.kid] = served.get(plan.kid, 0) + plan.calls
+        return {"served": dict(sorted(served.items())),
                 "fallback": dict(sorted(self.fallback.items()))}
 
 

@@ -418,14 +418,16 @@ class _Watch(importlib.abc.MetaPathFinder):
             return None
         self.busy.on = True
         try:
-            spec = importlib.machinery.PathFinder.find_spec(name, path, target)
-            if spec is None:
-                for finder in sys.meta_path:
-                    if finder is self or not hasattr(finder, "find_spec"):
-                        continue
-                    spec = finder.find_spec(name, path, target)
-                    if spec is not None:
-                        break
+            # The other finders in order, as the import system asks them: another _Watch among
+            # them (QDRT_RECORD and QDRT_STORE both set: the recorder's and the bridge's) wraps
+            # the loader too, so each sees the modules it watches for.
+            spec = None
+            for finder in sys.meta_path:
+                if finder is self or not hasattr(finder, "find_spec"):
+                    continue
+                spec = finder.find_spec(name, path, target)
+                if spec is not None:
+                    break
         finally:
             self.busy.on = False
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):

@@ -1,6 +1,6 @@
 """The Franka arm on a plane (Genesis rigid solver, CPU): the first scene qdbuild builds.
 
-  python franka.py [--steps N] [--out FILE.json]
+  python franka.py [--steps N] [--out FILE.json] [--backend cpu|cuda]
 
 Prints the time of scene.build() and of the first step; with --out writes every step's qpos,
 qvel and contact count (for comparing runs)."""
@@ -16,8 +16,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--out")
+    ap.add_argument("--backend", default="cpu", choices=["cpu", "cuda"])
     opts = ap.parse_args()
-    gs.init(backend=gs.cpu, logging_level="warning")
+    gs.init(backend=getattr(gs, opts.backend), logging_level="warning")
     scene = gs.Scene(show_viewer=False)
     scene.add_entity(gs.morphs.Plane())
     franka = scene.add_entity(gs.morphs.MJCF(file="xml/franka_emika_panda/panda.xml"))

@@ -1,6 +1,6 @@
 """The Go2 quadruped on a plane with 4 environments (Genesis rigid solver with collisions, CPU).
 
-  python go2.py [--steps N] [--envs N] [--out FILE.json]
+  python go2.py [--steps N] [--envs N] [--out FILE.json] [--backend cpu|cuda]
 
 Prints the time of scene.build() and of the first step; with --out writes every step's qpos and
 qvel of each environment and the contact count (for comparing runs)."""
@@ -17,8 +17,9 @@ def main():
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--envs", type=int, default=4)
     ap.add_argument("--out")
+    ap.add_argument("--backend", default="cpu", choices=["cpu", "cuda"])
     opts = ap.parse_args()
-    gs.init(backend=gs.cpu, logging_level="warning")
+    gs.init(backend=getattr(gs, opts.backend), logging_level="warning")
     scene = gs.Scene(show_viewer=False)
     scene.add_entity(gs.morphs.Plane())
     go2 = scene.add_entity(gs.morphs.URDF(file="urdf/go2/urdf/go2.urdf", pos=(0.0, 0.0, 0.42)))

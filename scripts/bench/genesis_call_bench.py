@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Per-call cost of a Genesis scene's largest kernel (the most arguments after dataclass
+flattening): Quadrants' own call, the same call through the bridge (QDRT_STORE's hook on
+Kernel.__call__: plan lookup, then the prepared launch), the prepared launch alone (one ctypes
+call into qdrt_prepared_launch), and qdrt_launch on the same values converted once (one ctypes
+call; libqdrt chooses the instance and checks and binds every argument at each call). Same process, same
+arguments, same thread count (Quadrants' and libqdrt's CPU pools both take every core).
+
+  genesis_call_bench.py [--scene franka|go2] [--calls 2000] [--rounds 5] [--qdbuild PATH]
+                        [--python GENESIS_PY]
+
+The scene runs 20 steps on Quadrants, remembering the last arguments of every kernel; then the
+chosen kernel is called `--calls` times each way, `--rounds` rounds interleaved, and the medians
+per call are printed with the differences (the kernel's own work is in all three; the
+differences are what each path adds). Never asserted; exit 125 without Genesis.
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+RUNNER = r'''
+import ctypes, json, os, runpy, statistics, sys, time
+import quadrants
+import qdrt
+from qdrt import bridge, record
+Kernel = sys.modules["quadrants.lang.kernel"].Kernel
+plain_call = Kernel.__call__
+last = {}
+def remember(self, *a, **k):
+    if not k:
+        last[record.kernel_id(self.func)] = (self, a)
+    return plain_call(self, *a, **k)
+Kernel.__call__ = remember
+sys.argv = [os.environ["QD_SCENE"], "--steps", "20"]
+runpy.run_path(sys.argv[0], run_name="__main__")
+Kernel.__call__ = plain_call
+
+state = bridge.install(os.environ["QD_STORE"])
+store = state.open()
+def flattened(kid):
+    k = store.kernel(kid)
+    return max(len(k.arguments(i)) for i in range(len(k.instances)))
+kid = max((k for k in last if k in state.kernels), key=flattened)
+kernel, args = last[kid]
+calls, rounds = int(os.environ["QD_CALLS"]), int(os.environ["QD_ROUNDS"])
+bridged = Kernel.__call__
+plan, _ = state.plan(kernel, args, {})
+prepared = plan.prepared
+def per_call(f):
+    t = time.perf_counter()
+    for _ in range(calls):
+        f()
+    return (time.perf_counter() - t) / calls * 1e6
+# qdrt_launch itself on the same arguments converted once: instance choice and every argument
+# checked and bound in C at each call (what qdrt_prepare does once).
+values, keep, _ = plan.kernel._values([g(args) for g in plan.getters], None)
+size, res = ctypes.c_size_t(len(plan.getters)), qdrt._Value()
+handle = plan.kernel._handle
+def checked():
+    if qdrt._launch_unchecked(handle, values, size, ctypes.byref(res)) != 0:
+        raise RuntimeError(qdrt._lib.qdrt_last_error())
+times = {"quadrants": [], "bridge": [], "prepared": [], "checked": []}
+for _ in range(rounds):
+    times["quadrants"].append(per_call(lambda: plain_call(kernel, *args)))
+    times["bridge"].append(per_call(lambda: bridged(kernel, *args)))
+    if prepared is not None:
+        times["prepared"].append(per_call(prepared))
+    times["checked"].append(per_call(checked))
+print(json.dumps({"kernel": kid, "arguments": len(plan.getters),
+                  "prepared": prepared is not None,
+                  "us": {k: statistics.median(v) for k, v in times.items() if v}}))
+'''
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scene", default="franka", choices=["franka", "go2"])
+    ap.add_argument("--calls", type=int, default=2000)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--qdbuild", default=os.path.join(ROOT, "build", "bin", "qdbuild"))
+    ap.add_argument("--python", default=os.path.join(ROOT, "build", "genesis-venv", "bin",
+                                                     "python"))
+    opts = ap.parse_args()
+    site = glob.glob(os.path.join(ROOT, "build", "genesis-venv", "lib", "python3*",
+                                  "site-packages"))
+    if not site or not os.path.exists(opts.python):
+        print("genesis_call_bench: no build/genesis-venv (scripts/setup.sh)")
+        return 125
+    site = site[0]
+    record = os.path.join(ROOT, "tests", "genesis", f"{opts.scene}.qdrecord.json")
+    with tempfile.TemporaryDirectory(prefix="qd-call-") as tmp:
+        store = os.path.join(tmp, "store")
+        p = subprocess.run([opts.qdbuild, "build", "--root", site, os.path.join(site, "genesis"),
+                            os.path.join(site, "quadrants", "_kernels.py"), "--instances", record,
+                            "--store", store], capture_output=True, text=True)
+        if p.returncode != 0:
+            print(p.stderr[-2000:])
+            return 1
+        runner = os.path.join(tmp, "runner.py")
+        with open(runner, "w") as f:
+            f.write(RUNNER)
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("QDRT_STORE", "QDRT_RECORD", "QDRT_STORE_STATS")}
+        env.update(PYTHONPATH=os.path.join(ROOT, "runtime", "python"), QD_STORE=store,
+                   QD_CALLS=str(opts.calls), QD_ROUNDS=str(opts.rounds),
+                   QD_SCENE=os.path.join(ROOT, "tests", "genesis", "scenes", f"{opts.scene}.py"),
+                   QDRT_LIBRARY=os.environ.get("QDRT_LIBRARY", os.path.join(
+                       ROOT, "build", "lib", "libqdrt.so")))
+        p = subprocess.run([opts.python, runner], capture_output=True, text=True, env=env)
+        if p.returncode != 0:
+            print(f"exit {p.returncode}: {p.stderr[-3000:]}")
+            return 1
+        r = json.loads(p.stdout.strip().splitlines()[-1])
+    us = r["us"]
+    print(f"{opts.scene}: largest kernel {r['kernel']} ({r['arguments']} arguments), "
+          f"median of {opts.rounds} rounds x {opts.calls} calls:")
+    print(f"  Quadrants Kernel.__call__   {us['quadrants']:8.2f} us/call")
+    print(f"  bridge (hooked __call__)    {us['bridge']:8.2f} us/call "
+          f"({us['bridge'] / us['quadrants']:.2f}x Quadrants)")
+    if "prepared" in us:
+        print(f"  prepared qdrt_launch alone  {us['prepared']:8.2f} us/call "
+              f"(the bridge adds {us['bridge'] - us['prepared']:.2f} us; Quadrants "
+              f"{us['quadrants'] - us['prepared']:+.2f} us over it)")
+    else:
+        print("  (the call's arguments can change between calls: no prepared launch)")
+    print(f"  qdrt_launch, checked        {us['checked']:8.2f} us/call (instance choice and "
+          f"{r['arguments']} arguments checked and bound in C at every call"
+          + (f": {us['checked'] - us['prepared']:.2f} us over the prepared launch)"
+             if "prepared" in us else ")"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

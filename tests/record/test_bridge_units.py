@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""qdrt.bridge's argument side under the real Quadrants (build/venv), without a GPU: what a call's
+arguments become for libqdrt on the CPU and on CUDA (the pointer extraction of the CUDA path: a
+Quadrants ndarray is a DeviceArray over the same data pointer its runtime gives), the calls that
+fall back and why, and the thread count the bridge opens the store with.
+
+  test_bridge_units.py --python build/venv/bin/python
+
+Runs itself under that Python (it needs Quadrants); exit 0 all passed, 1 a failure, 125 without
+build/venv (skip policy no-quadrants-venv)."""
+import argparse
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+INNER = r'''
+import sys, unittest
+import numpy as np
+import quadrants as qd
+sys.path.insert(0, sys.argv.pop(1))
+import qdrt
+from qdrt import bridge
+
+qd.init(arch=qd.cpu, offline_cache=False, cpu_max_num_threads=1)
+prog = qd.lang.impl.get_runtime().prog
+
+
+class Getters(unittest.TestCase):
+    def setUp(self):
+        self.b = bridge._Bridge("/nonexistent", None)
+
+    def test_ndarray_cpu_and_cuda(self):
+        nd = qd.ndarray(qd.f32, shape=(7,))
+        vec = qd.ndarray(qd.math.vec3, shape=(5,))
+        ptr = prog.get_ndarray_data_ptr_as_int(nd.arr)
+        host = self.b.getter(0, "", nd, "x", "cpu")((nd,))
+        self.assertIs(type(host), qdrt.HostArray)
+        self.assertEqual((host.data, host.dtype, host.shape), (ptr, "f32", (7,)))
+        dev = self.b.getter(0, "", nd, "x", "cuda")((nd,))
+        self.assertIs(type(dev), qdrt.DeviceArray)
+        self.assertEqual((dev.data, dev.dtype, dev.shape), (ptr, "f32", (7,)))
+        v = self.b.getter(1, "", vec, "v", "cuda")((nd, vec))
+        self.assertEqual((v.data, v.dtype, v.shape),
+                         (prog.get_ndarray_data_ptr_as_int(vec.arr), "f32", (5, 3)))
+
+    def test_member_path_read_at_each_call(self):
+        class Holder:
+            pass
+        h = Holder()
+        h.a = qd.ndarray(qd.i32, shape=(3,))
+        g = self.b.getter(0, "a", h.a, "h.a", "cuda")
+        first = g((h,))
+        h.a = qd.ndarray(qd.i32, shape=(4,))
+        second = g((h,))
+        self.assertEqual(first.shape, (3,))
+        self.assertEqual((second.data, second.shape),
+                         (prog.get_ndarray_data_ptr_as_int(h.a.arr), (4,)))
+
+    def test_host_arrays_in_a_cuda_call_fall_back(self):
+        with self.assertRaisesRegex(bridge._Fallback, "a host array in a cuda call"):
+            self.b.getter(0, "", np.zeros(4, np.float32), "x", "cuda")
+        g = self.b.getter(0, "", np.zeros(4, np.float32), "x", "cpu")
+        self.assertEqual(g((np.ones(2),)).shape, (2,))
+
+    def test_scalars_and_unknown(self):
+        self.assertEqual(self.b.getter(0, "", 2.5, "s", "cuda")((2.5,)), 2.5)
+        with self.assertRaisesRegex(bridge._Fallback, "argument 'o': a object"):
+            self.b.getter(0, "", object(), "o", "cpu")
+
+    def test_arch_and_threads(self):
+        self.assertEqual(bridge._arch(), "cpu")
+        self.assertEqual(bridge._quadrants_threads(), 1)
+
+
+unittest.main(argv=["test_bridge_units"], verbosity=2)
+'''
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--python", default=os.path.join(ROOT, "build", "venv", "bin", "python"))
+    opts = ap.parse_args()
+    sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+    import skip_policy
+
+    if not os.path.exists(opts.python):
+        skip_policy.skip("no-quadrants-venv", "the bridge units need the real Quadrants")
+    p = subprocess.run([opts.python, "-c", INNER, os.path.join(ROOT, "runtime", "python")],
+                       env={k: v for k, v in os.environ.items()
+                            if k not in ("QDRT_STORE", "QDRT_RECORD")})
+    return 0 if p.returncode == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
