@@ -34,6 +34,11 @@ std::optional<std::string> verify_object_body(const ObjectId& id, const std::str
   if (raw) {
     content = body;
   } else {
+    // The header's content size first: a hostile remote's small frame could declare terabytes.
+    Result<ObjectHeaderInfo> header = parse_object_header(body, "remote object " + id.hex());
+    if (!header || header->raw_size > k_max_remote_object) {
+      return std::nullopt;
+    }
     Result<std::string> decoded = decode_object(body, "remote object " + id.hex());
     if (!decoded) {
       return std::nullopt;

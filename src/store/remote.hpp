@@ -189,8 +189,13 @@ private:
   std::map<std::string, uint64_t> m_corrupt_by_remote;
 };
 
+// The largest body or object content a remote may hand over (1 GiB): a task object is a few
+// KiB to MiB; anything larger is not ours, and a compressed one would be a decompression bomb.
+constexpr uint64_t k_max_remote_object = uint64_t{1} << 30;
+
 // Verifies a fetched object body against `id`: decodes an object file (or takes raw content
-// as it is) and compares the content's SHA-256 with the address. nullopt: corrupt.
+// as it is) and compares the content's SHA-256 with the address. nullopt: corrupt, or content
+// over k_max_remote_object (refused before anything is allocated for it).
 std::optional<std::string> verify_object_body(const ObjectId& id, const std::string& body,
                                               bool raw);
 

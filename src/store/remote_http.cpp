@@ -12,7 +12,7 @@ namespace qd::store {
 
 namespace {
 
-constexpr size_t k_max_body = size_t{1} << 30;  // a body over 1 GiB is not ours: corrupt
+constexpr size_t k_max_body = k_max_remote_object;  // a body over 1 GiB is not ours: corrupt
 
 struct Request {
   const char* method = "GET";  // GET, PUT, HEAD

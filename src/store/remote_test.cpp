@@ -5,7 +5,12 @@
 #include <map>
 
 #include <doctest/doctest.h>
+#include <zstd.h>
 
+#include <cstddef>
+#include <cstring>
+
+#include "qdrt/store_format.h"
 #include "store/build_stats.hpp"
 #include "store/object_format.hpp"
 #include "store/remote_config.hpp"
@@ -228,6 +233,37 @@ TEST_CASE("remote: fetched objects are verified against their address") {
   CHECK_FALSE(verify_object_body(id, content + "x", true));
   CHECK_FALSE(verify_object_body(id, encode_object("other content"), false));  // intact, wrong
   CHECK_FALSE(verify_object_body(id, "", true));
+}
+
+TEST_CASE("remote: an object declaring more than 1 GiB of content is refused before decoding") {
+  // A hostile remote's decompression bomb: an intact header and a zstd frame that both declare
+  // 2^40 bytes of content, carrying one. Decoding would allocate 1 TiB first.
+  const uint64_t declared = uint64_t{1} << 40;
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  ZSTD_CCtx_setPledgedSrcSize(c, declared);
+  std::string in = "x", frame(256, '\0');
+  ZSTD_outBuffer ob{frame.data(), frame.size(), 0};
+  ZSTD_inBuffer ib{in.data(), in.size(), 0};
+  ZSTD_compressStream2(c, &ob, &ib, ZSTD_e_flush);
+  ZSTD_freeCCtx(c);
+  frame.resize(ob.pos);
+  REQUIRE(ZSTD_getFrameContentSize(frame.data(), frame.size()) == declared);
+  std::string version = "x";
+  qdrt_object_header h{};
+  std::memcpy(h.magic, QDRT_OBJECT_MAGIC, 8);
+  h.version = QDRT_OBJECT_VERSION;
+  h.header_size = static_cast<uint32_t>(sizeof h + version.size());
+  h.codec = QDRT_CODEC_ZSTD;
+  h.version_size = static_cast<uint16_t>(version.size());
+  h.raw_size = declared;
+  h.payload_size = frame.size();
+  h.header_checksum = xxh3_64(std::string_view(reinterpret_cast<const char*>(&h),
+                                               offsetof(qdrt_object_header, header_checksum)),
+                              version);
+  std::string file(reinterpret_cast<const char*>(&h), sizeof h);
+  file += version + frame;
+  REQUIRE(parse_object_header(file, "bomb"));  // the header itself is intact
+  CHECK_FALSE(verify_object_body(sha256("x"), file, false));
 }
 
 TEST_CASE("remote: a set serves verified tasks and counts corruption") {
