@@ -70,6 +70,44 @@ class Getters(unittest.TestCase):
         with self.assertRaisesRegex(bridge._Fallback, "argument 'o': a object"):
             self.b.getter(0, "", object(), "o", "cpu")
 
+    def test_descriptions_cached_for_frozen_dataclasses(self):
+        import dataclasses
+
+        @dataclasses.dataclass(frozen=True)
+        class Inner:
+            v: qd.types.NDArray[qd.f32, 1]
+
+        @dataclasses.dataclass(frozen=True)
+        class State:
+            x: qd.types.NDArray[qd.f32, 1]
+            inner: Inner
+            n: int
+
+        @dataclasses.dataclass
+        class Loose:
+            x: qd.types.NDArray[qd.f32, 1]
+
+        @dataclasses.dataclass(frozen=True)
+        class WithNumpy:
+            x: object
+
+        st = State(qd.ndarray(qd.f32, shape=(3,)), Inner(qd.ndarray(qd.f32, shape=(2,))), 4)
+        d1, t1 = self.b.describe(State, st)
+        d2, t2 = self.b.describe(State, st)
+        self.assertIs(d1, d2)  # described once
+        self.assertEqual(t1, t2)
+        self.assertNotIn("needs_grad", t1)
+        # What the description reads that can still change is checked at every use.
+        st.inner.v.grad = qd.ndarray(qd.f32, shape=(2,))
+        d3, t3 = self.b.describe(State, st)
+        self.assertIsNot(d3, d1)
+        self.assertIn("needs_grad=True", t3)
+        # Not frozen all the way down: described at every use.
+        lo = Loose(qd.ndarray(qd.f32, shape=(3,)))
+        self.assertIsNot(self.b.describe(Loose, lo)[0], self.b.describe(Loose, lo)[0])
+        wn = WithNumpy(np.zeros(3, np.float32))
+        self.assertIsNot(self.b.describe(WithNumpy, wn)[0], self.b.describe(WithNumpy, wn)[0])
+
     def test_arch_and_threads(self):
         self.assertEqual(bridge._arch(), "cpu")
         self.assertEqual(bridge._quadrants_threads(), 1)

@@ -13,7 +13,7 @@ the Genesis tests check it against every recorded instance of the committed reco
 import math
 import re
 
-__all__ = ["config_text", "split_instance", "matches", "select"]
+__all__ = ["config_text", "split_instance", "matches", "select", "select_segments"]
 
 
 def _repr(v):
@@ -262,6 +262,11 @@ def _array_matches(segment, desc):
     return (layout.text().strip("'") if layout else None) == seg_layout
 
 
+def param_text(desc):
+    """One recorded parameter's ndarray description or canonical text (see _texts)."""
+    return desc if isinstance(desc, str) else config_text(desc)
+
+
 def _texts(params):
     """Per recorded parameter: its ndarray description, or its canonical text (None: a runtime
     scalar, which every instance takes)."""
@@ -291,9 +296,84 @@ def matches(instance, params):
     return _matches(split_instance(instance), params, _texts(params))
 
 
-def select(instances, params):
+def _segment_end(s, start):
+    """The end of the top-level segment that starts at `start` (the next comma outside brackets
+    and quotes, or the end), as _split_top splits."""
+    depth, quote = 0, None
+    for m in _STRUCTURE.finditer(s, start):
+        ch = m.group()
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch == "'" or ch == '"':
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0:
+            return m.start()
+    return len(s)
+
+
+def _confirms(instance, params, texts):
+    """The segments of `instance` when it is the call `params` describes, read without splitting
+    the whole string: each expected text is compared where its segment starts (as it is, or
+    after a flat prefix: `dataclass m.State {...}`), and only short segments (ndarrays, runtime
+    scalars) are scanned for their end. None when this cannot confirm the match (a segment in
+    another form, a parameter missing, no match): _matches over split_instance decides then."""
+    segments, pos, n = {}, 0, len(instance)
+    while pos < n:
+        eq = instance.find("=", pos)
+        if eq < 0:
+            return None
+        name = instance[pos:eq]
+        desc = params.get(name, _MISSING)
+        if desc is _MISSING or name in segments:
+            return None
+        start = eq + 1
+        text = texts[name]
+        if text is not None and not isinstance(desc, str):
+            if instance.startswith(text, start):
+                end = start + len(text)
+            else:
+                j = instance.find(" " + text, start)
+                if j < 0 or _STRUCTURE.search(instance, start, j) is not None:
+                    return None
+                end = j + 1 + len(text)
+            if end < n and instance[end] != ",":
+                return None
+        else:
+            end = _segment_end(instance, start)
+            if isinstance(desc, str) and not _array_matches(instance[start:end].strip(), desc):
+                return None
+        segments[name] = instance[start:end].strip()
+        pos = end + 1
+        while pos < n and instance[pos] == " ":
+            pos += 1
+    return segments if len(segments) == len(params) else None
+
+
+_MISSING = object()
+
+
+def select_segments(instances, params, texts=None):
+    """(index, segments): the one instance in `instances` (canonical strings) that `params`
+    describes, and its segments by parameter name (as split_instance gives them for those
+    parameters); (None, None) when none or more than one is. `texts`: what _texts(params) gives,
+    when the caller keeps it (the bridge does, per described object)."""
+    texts = _texts(params) if texts is None else texts
+    found = []
+    for i, s in enumerate(instances):
+        segments = _confirms(s, params, texts)
+        if segments is None and _matches(split_instance(s), params, texts):
+            segments = split_instance(s)
+        if segments is not None:
+            found.append((i, segments))
+    return found[0] if len(found) == 1 else (None, None)
+
+
+def select(instances, params, texts=None):
     """The index of the one instance in `instances` (canonical strings) that `params` describes,
     or None (none, or more than one)."""
-    texts = _texts(params)
-    found = [i for i, s in enumerate(instances) if _matches(split_instance(s), params, texts)]
-    return found[0] if len(found) == 1 else None
+    return select_segments(instances, params, texts)[0]
