@@ -15,7 +15,6 @@ per call are printed with the differences (the kernel's own work is in all three
 differences are what each path adds). Never asserted; exit 125 without Genesis.
 """
 import argparse
-import glob
 import json
 import os
 import subprocess
@@ -23,6 +22,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests", "genesis"))
+import genesis_env  # noqa: E402
 
 RUNNER = r'''
 import ctypes, json, os, runpy, statistics, sys, time
@@ -87,18 +88,14 @@ def main():
     ap.add_argument("--python", default=os.path.join(ROOT, "build", "genesis-venv", "bin",
                                                      "python"))
     opts = ap.parse_args()
-    site = glob.glob(os.path.join(ROOT, "build", "genesis-venv", "lib", "python3*",
-                                  "site-packages"))
-    if not site or not os.path.exists(opts.python):
+    site = genesis_env.site_packages()
+    if site is None or not os.path.exists(opts.python):
         print("genesis_call_bench: no build/genesis-venv (scripts/setup.sh)")
         return 125
-    site = site[0]
     record = os.path.join(ROOT, "tests", "genesis", f"{opts.scene}.qdrecord.json")
     with tempfile.TemporaryDirectory(prefix="qd-call-") as tmp:
         store = os.path.join(tmp, "store")
-        p = subprocess.run([opts.qdbuild, "build", "--root", site, os.path.join(site, "genesis"),
-                            os.path.join(site, "quadrants", "_kernels.py"), "--instances", record,
-                            "--store", store], capture_output=True, text=True)
+        p = genesis_env.build_store(opts.qdbuild, site, record, store)
         if p.returncode != 0:
             print(p.stderr[-2000:])
             return 1

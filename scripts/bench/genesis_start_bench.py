@@ -10,7 +10,6 @@ A wrapper around Quadrants' Kernel.__call__ (outside the bridge's) times the fir
 kernel. Prints both sums, the ratio, and the two scene.build() + first-step times.
 """
 import argparse
-import glob
 import json
 import os
 import subprocess
@@ -18,6 +17,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests", "genesis"))
+import genesis_env  # noqa: E402
 
 WRAPPER = r'''
 import json, os, runpy, sys, time
@@ -51,19 +52,15 @@ def main():
     ap.add_argument("--python", default=os.path.join(ROOT, "build", "genesis-venv", "bin",
                                                      "python"))
     opts = ap.parse_args()
-    site = glob.glob(os.path.join(ROOT, "build", "genesis-venv", "lib", "python3*",
-                                  "site-packages"))
-    if not site:
+    site = genesis_env.site_packages()
+    if site is None:
         print("genesis_start_bench: no build/genesis-venv (scripts/setup.sh)")
         return 125
-    site = site[0]
     record = os.path.join(ROOT, "tests", "genesis", f"{opts.scene}.qdrecord.json")
     scene = os.path.join(ROOT, "tests", "genesis", "scenes", f"{opts.scene}.py")
     with tempfile.TemporaryDirectory(prefix="qd-start-") as tmp:
         store = os.path.join(tmp, "store")
-        p = subprocess.run([opts.qdbuild, "build", "--root", site, os.path.join(site, "genesis"),
-                            os.path.join(site, "quadrants", "_kernels.py"), "--instances", record,
-                            "--store", store], capture_output=True, text=True)
+        p = genesis_env.build_store(opts.qdbuild, site, record, store)
         if p.returncode != 0:
             print(p.stderr[-2000:])
             return 1

@@ -20,7 +20,6 @@ Run: python3 scripts/bench/remote_bench.py [--qdbuild build/bin/qdbuild] [--repe
                                            [--no-genesis]
 """
 import argparse
-import glob
 import json
 import os
 import shutil
@@ -33,6 +32,9 @@ import time
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "remote"))
 import remote_servers as rs  # noqa: E402
+
+sys.path.insert(0, os.path.join(ROOT, "tests", "genesis"))
+import genesis_env  # noqa: E402
 
 
 def main():
@@ -48,14 +50,11 @@ def main():
         return 3
     corpora = [("tests/diff/cases + examples",
                 [os.path.join(ROOT, "tests", "diff", "cases"), os.path.join(ROOT, "examples")])]
-    site = glob.glob(os.path.join(ROOT, "build", "genesis-venv", "lib", "python3*",
-                                  "site-packages"))
-    if site and not args.no_genesis:
-        site = site[0]
+    site = genesis_env.site_packages()
+    if site is not None and not args.no_genesis:
         corpora.append(("the Genesis Franka scene's kernels (its record)",
-                        ["--root", site, os.path.join(site, "genesis"),
-                         os.path.join(site, "quadrants", "_kernels.py"), "--instances",
-                         os.path.join(ROOT, "tests", "genesis", "franka.qdrecord.json")]))
+                        genesis_env.build_args(site, os.path.join(ROOT, "tests", "genesis",
+                                                                  "franka.qdrecord.json"))))
     elif not args.no_genesis:
         print("remote_bench: no build/genesis-venv: the Genesis corpus is left out")
     tmp = tempfile.mkdtemp(prefix="qd-remote-bench-")

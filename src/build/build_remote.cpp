@@ -38,6 +38,25 @@ store::RemoteSet* Run::remote_set() {
   return m_s.remote.get();
 }
 
+bool Run::keep_fetched(const std::string& key, store::RemoteSet::Fetched& f, bool remember) {
+  if (f.has_content) {
+    store::Result<store::ObjectId> id = m_store->put(f.content);
+    if (!id || *id != f.record.object) {
+      m_status.warning("cannot store an object fetched from the remote cache: " +
+                       (id ? std::string("address mismatch") : id.error()));
+      return false;
+    }
+    if (remember) {
+      remember_object(*id, std::move(f.content));
+    }
+  }
+  if (store::Result<store::Unit> r = m_cache->insert(key, f.record); !r) {
+    m_status.warning(r.error());
+    return false;
+  }
+  return true;
+}
+
 void Run::fetch_from_remote(const std::vector<size_t>& todo) {
   std::vector<std::string> keys;
   std::set<std::string> seen;
@@ -68,19 +87,9 @@ void Run::fetch_from_remote(const std::vector<size_t>& todo) {
   std::map<std::string, store::RemoteSet::Fetched> got =
       remote->fetch(keys, [&](const store::ObjectId& id) { return m_store->get_header(id).ok(); });
   for (auto& [key, f] : got) {
-    if (f.has_content) {
-      store::Result<store::ObjectId> id = m_store->put(f.content);
-      if (!id || *id != f.record.object) {
-        m_status.warning("cannot store an object fetched from the remote cache: " +
-                         (id ? std::string("address mismatch") : id.error()));
-        continue;
-      }
-      remember_object(*id, std::move(f.content));
+    if (keep_fetched(key, f, true)) {
+      m_fetched.insert(key);
     }
-    if (store::Result<store::Unit> r = m_cache->insert(key, f.record); !r) {
-      m_status.warning(r.error());
-    }
-    m_fetched.insert(key);
   }
   for (size_t i : todo) {
     Work& w = m_work[i];
@@ -122,14 +131,7 @@ void Run::fetch_links_from_remote(const std::vector<std::string>& keys) {
   std::map<std::string, store::RemoteSet::Fetched> got =
       remote->fetch(keys, [&](const store::ObjectId& id) { return m_store->get_header(id).ok(); });
   for (auto& [key, f] : got) {
-    if (f.has_content) {
-      store::Result<store::ObjectId> id = m_store->put(f.content);
-      if (!id || *id != f.record.object) {
-        continue;
-      }
-    }
-    if (store::Result<store::Unit> r = m_cache->insert(key, f.record); !r) {
-      m_status.warning(r.error());
+    if (!keep_fetched(key, f, false)) {
       continue;
     }
     m_saved_ms += f.record.compile_ms;

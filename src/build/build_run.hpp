@@ -165,6 +165,10 @@ private:
   void publish_and_log();
   // build_remote.cpp: the remote cache, when one is configured.
   store::RemoteSet* remote_set();
+  // A fetched record (and its object, already verified by RemoteSet) into the local store and
+  // task cache; false, with a warning, when it could not be kept. `remember`: keep the object's
+  // bytes for this run's links too (task objects).
+  bool keep_fetched(const std::string& key, store::RemoteSet::Fetched& f, bool remember);
   // Task records and objects of the units `todo`'s kernels miss locally (and the module ABI
   // unit), in one batch; fills their unit_objects.
   void fetch_from_remote(const std::vector<size_t>& todo);

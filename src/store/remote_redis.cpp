@@ -169,22 +169,37 @@ private:
       if (!send(cmd, failure)) {
         return false;
       }
-      redisReply* reply = nullptr;
-      if (redisGetReply(m_ctx, reinterpret_cast<void**>(&reply)) != REDIS_OK) {
-        failure = context_error();
-        breaker().note(failure.error);
-        return false;
-      }
-      if (reply->type == REDIS_REPLY_ERROR) {
-        failure = reply_error(reply);
-        freeReplyObject(reply);
-        drop();
-        breaker().note(failure.error);
+      redisReply* reply = ok_reply(failure);
+      if (reply == nullptr) {
+        drop();  // (AUTH or SELECT refused: not a connection to use)
         return false;
       }
       freeReplyObject(reply);
     }
     return true;
+  }
+
+  // The next reply; nullptr with `failure` when the connection failed (it is dropped).
+  redisReply* next_reply(RemoteResult& failure) {
+    redisReply* reply = nullptr;
+    if (redisGetReply(m_ctx, reinterpret_cast<void**>(&reply)) != REDIS_OK) {
+      failure = context_error();
+      breaker().note(failure.error);
+      return nullptr;
+    }
+    return reply;
+  }
+
+  // The next reply of a command that must succeed: nullptr with `failure` for an error reply too.
+  redisReply* ok_reply(RemoteResult& failure) {
+    redisReply* reply = next_reply(failure);
+    if (reply != nullptr && reply->type == REDIS_REPLY_ERROR) {
+      failure = reply_error(reply);
+      freeReplyObject(reply);
+      breaker().note(failure.error);
+      return nullptr;
+    }
+    return reply;
   }
 
   bool send(const std::vector<std::string>& cmd, RemoteResult& failure) {
@@ -210,16 +225,8 @@ private:
       return false;
     }
     ++m_requests;
-    redisReply* reply = nullptr;
-    if (redisGetReply(m_ctx, reinterpret_cast<void**>(&reply)) != REDIS_OK) {
-      failure = context_error();
-      breaker().note(failure.error);
-      return false;
-    }
-    if (reply->type == REDIS_REPLY_ERROR) {
-      failure = reply_error(reply);
-      freeReplyObject(reply);
-      breaker().note(failure.error);
+    redisReply* reply = ok_reply(failure);
+    if (reply == nullptr) {
       return false;
     }
     take(reply);
@@ -253,10 +260,8 @@ private:
       }
       ++m_requests;
       for (size_t i = start; i < end; ++i) {
-        redisReply* reply = nullptr;
-        if (redisGetReply(m_ctx, reinterpret_cast<void**>(&reply)) != REDIS_OK) {
-          failure = context_error();
-          breaker().note(failure.error);
+        redisReply* reply = next_reply(failure);
+        if (reply == nullptr) {
           mark(out, i, end, failure.error, failure.detail);
           break;
         }

@@ -172,15 +172,18 @@ Kernel = sys.modules["quadrants.lang.kernel"].Kernel
 orig_materialize = Kernel.materialize
 orig_call = Kernel.__call__
 
+def watch(kernel, py_args, later):
+    """Copies the call's arguments before Quadrants runs it (compared after: call())."""
+    try:
+        s = snapshot(kernel, py_args)
+        if s is not None:
+            pending[id(kernel)] = (s, later)
+    except Exception:
+        report["errors"][record.kernel_id(kernel.func)] = "snapshot: " + traceback.format_exc(limit=3)
+
 def materialize(self, key=None, py_args=(), arg_features=None):
-    new = key is None or key not in self.materialized_kernels
-    if new:
-        try:
-            s = snapshot(self, py_args)
-            if s is not None:
-                pending[id(self)] = (s, False)
-        except Exception:
-            report["errors"][record.kernel_id(self.func)] = "snapshot: " + traceback.format_exc(limit=3)
+    if key is None or key not in self.materialized_kernels:
+        watch(self, py_args, False)
     return orig_materialize(self, key, py_args, arg_features)
 
 EVERY_FROM = int(os.environ.get("QD_COMPARE_FROM_STEP", "-1"))
@@ -188,12 +191,7 @@ steps_done = [0]
 
 def call(self, *args, **kwargs):
     if EVERY_FROM >= 0 and steps_done[0] >= EVERY_FROM and id(self) not in pending and not kwargs:
-        try:
-            s = snapshot(self, args)
-            if s is not None:
-                pending[id(self)] = (s, True)
-        except Exception:
-            report["errors"][record.kernel_id(self.func)] = "snapshot: " + traceback.format_exc(limit=3)
+        watch(self, args, True)
     r = orig_call(self, *args, **kwargs)
     p = pending.pop(id(self), None)
     if p is not None:

@@ -1,4 +1,4 @@
-"""What the Genesis tests share: the Genesis venv's site-packages and a store built from a
+"""What the Genesis tests and benchmarks share: the Genesis venv's site-packages and a store built from a
 scene's record (every kernel the scene calls: Genesis's and Quadrants' own _kernels.py)."""
 import glob
 import os
@@ -14,8 +14,14 @@ def site_packages():
     return found[0] if found else None
 
 
+def build_args(site, record):
+    """The `qdbuild build` arguments that build a record's kernels (Genesis's and Quadrants' own
+    _kernels.py), less the store."""
+    return ["--root", site, os.path.join(site, "genesis"),
+            os.path.join(site, "quadrants", "_kernels.py"), "--instances", record]
+
+
 def build_store(qdbuild, site, record, store, *extra):
     """`qdbuild build` of the record's kernels into `store`; the CompletedProcess."""
-    return subprocess.run([qdbuild, "build", "--root", site, os.path.join(site, "genesis"),
-                           os.path.join(site, "quadrants", "_kernels.py"), "--instances", record,
-                           "--store", store, *extra], capture_output=True, text=True)
+    return subprocess.run([qdbuild, "build", *build_args(site, record), "--store", store, *extra],
+                          capture_output=True, text=True)

@@ -57,24 +57,12 @@ def _split_top(s):
     """Splits at the commas outside brackets and quotes, each part stripped (a trailing empty part
     dropped). Only the structural characters are visited (instance strings of Genesis kernels run
     to tens of kilobytes)."""
-    parts, depth, start, quote = [], 0, 0, None
-    for m in _STRUCTURE.finditer(s):
-        ch = m.group()
-        if quote:
-            if ch == quote:
-                quote = None
-        elif ch == "'" or ch == '"':
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif depth == 0:
-            parts.append(s[start:m.start()].strip())
-            start = m.end()
-    tail = s[start:].strip()
-    if tail:
-        parts.append(tail)
+    parts, start, n = [], 0, len(s)
+    while start < n:
+        end = _segment_end(s, start)
+        if end < n or s[start:end].strip():
+            parts.append(s[start:end].strip())
+        start = end + 1
     return parts
 
 
@@ -297,8 +285,8 @@ def matches(instance, params):
 
 
 def _segment_end(s, start):
-    """The end of the top-level segment that starts at `start` (the next comma outside brackets
-    and quotes, or the end), as _split_top splits."""
+    """The end of the top-level segment that starts at `start`: the next comma outside brackets
+    and quotes, or the end."""
     depth, quote = 0, None
     for m in _STRUCTURE.finditer(s, start):
         ch = m.group()
