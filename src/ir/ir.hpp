@@ -177,6 +177,10 @@ struct Param {
   // physical axis, outermost first. The launch passes the physical buffer; indices and shapes
   // in the kernel are canonical (lowering permutes them). Empty: the identity.
   std::vector<int32_t> layout;
+  // A qd.field of a data_oriented object (lower_field.cpp): passed as an ndarray of exactly
+  // this shape; its shape is a compile-time value in the kernel, as in Quadrants.
+  bool field = false;
+  std::vector<int64_t> field_shape;
   int32_t element_count() const;
 };
 

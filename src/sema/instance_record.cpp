@@ -91,6 +91,68 @@ std::string tuple_text(const std::vector<int64_t>& v) {
 
 bool template_value(const json& v, ConfigValue& out, std::string& why, int depth);
 
+// A recorded qd.field: {"field": dtype, "shape": [...], "element": [n] | [n, m], "grad": true}
+// -> {__field__ = true, dtype = "f32" | "vector(3, f32)" | ..., ndim, shape = (d0, ...)}.
+bool field_value(const json& v, ConfigValue& out, std::string& why) {
+  if (!v.at("field").is_string() || !v.contains("shape") || !v.at("shape").is_array()) {
+    why = "a field description needs a dtype and a shape";
+    return false;
+  }
+  std::string dtype = v.at("field").get<std::string>();
+  std::vector<Value> dims;
+  for (const json& d : v.at("shape")) {
+    if (!d.is_number_integer() || d.get<int64_t>() < 0) {
+      why = "a field's shape holds '" + d.dump() + "', not a size";
+      return false;
+    }
+    dims.push_back(Value::integer(d.get<int64_t>()));
+  }
+  if (v.contains("element")) {
+    const json& e = v.at("element");
+    if (!e.is_array() || e.empty() || e.size() > 2 || !e[0].is_number_integer() ||
+        (e.size() == 2 && !e[1].is_number_integer())) {
+      why = "a field's element shape is " + e.dump();
+      return false;
+    }
+    dtype = e.size() == 1 ? "vector(" + std::to_string(e[0].get<int64_t>()) + ", " + dtype + ")"
+                          : "matrix(" + std::to_string(e[0].get<int64_t>()) + ", " +
+                                std::to_string(e[1].get<int64_t>()) + ", " + dtype + ")";
+  }
+  out = table();
+  out.table["__field__"] = scalar(Value::boolean(true));
+  out.table["dtype"] = scalar(Value::string(dtype));
+  out.table["ndim"] = scalar(Value::integer(static_cast<Int>(dims.size())));
+  out.table["shape"] = scalar(Value::tuple(std::move(dims)));
+  if (v.value("grad", false)) {
+    out.table["needs_grad"] = scalar(Value::boolean(true));
+  }
+  return true;
+}
+
+// A recorded struct field: {"struct_field": {member: field or struct field}} -> a table of the
+// member fields, marked __struct_field__.
+bool struct_field_value(const json& v, ConfigValue& out, std::string& why, int depth) {
+  if (depth > 8 || !v.at("struct_field").is_object()) {
+    why = depth > 8 ? "a struct field nested too deeply" : "a struct field without members";
+    return false;
+  }
+  out = table();
+  out.table["__struct_field__"] = scalar(Value::boolean(true));
+  for (const auto& [k, m] : v.at("struct_field").items()) {
+    ConfigValue item;
+    bool ok =
+        m.is_object() && (m.contains("field")          ? field_value(m, item, why)
+                          : m.contains("struct_field") ? struct_field_value(m, item, why, depth + 1)
+                                                       : false);
+    if (!ok) {
+      why = "struct field member '" + k + "': " + (why.empty() ? "not a field" : why);
+      return false;
+    }
+    out.table.emplace(k, std::move(item));
+  }
+  return true;
+}
+
 // A recorded config object / data_oriented instance: {__class__, fields..., properties...}.
 bool object_value(const json& v, ConfigValue& out, std::string& why, int depth) {
   out = table();
@@ -192,6 +254,33 @@ bool template_value(const json& v, ConfigValue& out, std::string& why, int depth
     out = scalar(Value::string(v.at("func").get<std::string>()));
     return true;
   }
+  if (v.contains("matrix_value")) {
+    // A Python-scope qd.Vector / qd.Matrix: {__matrix__ = (entries, row-major), shape, dtype}.
+    std::vector<Value> entries;
+    std::vector<Value> shape;
+    for (const json& x : v.at("matrix_value")) {
+      ConfigValue e;
+      if (!template_value(x, e, why, depth + 1) || e.is_table) {
+        why = "a qd.Vector / qd.Matrix entry is not a number";
+        return false;
+      }
+      entries.push_back(e.scalar);
+    }
+    Int count = 1;
+    for (const json& d : v.at("shape")) {
+      shape.push_back(Value::integer(d.get<int64_t>()));
+      count *= d.get<int64_t>();
+    }
+    if (shape.empty() || shape.size() > 2 || count != static_cast<Int>(entries.size())) {
+      why = "a qd.Vector / qd.Matrix whose shape does not match its entries";
+      return false;
+    }
+    out = table();
+    out.table["__matrix__"] = scalar(Value::tuple(std::move(entries)));
+    out.table["shape"] = scalar(Value::tuple(std::move(shape)));
+    out.table["dtype"] = scalar(Value::string(v.at("dtype").get<std::string>()));
+    return true;
+  }
   for (const char* kind : {"dtype", "vector", "matrix"}) {
     if (v.contains(kind)) {
       std::string text;
@@ -213,6 +302,12 @@ bool template_value(const json& v, ConfigValue& out, std::string& why, int depth
   }
   if (v.contains("object")) {
     return object_value(v, out, why, depth);
+  }
+  if (v.contains("field")) {
+    return field_value(v, out, why);
+  }
+  if (v.contains("struct_field")) {
+    return struct_field_value(v, out, why, depth);
   }
   if (v.contains("module") || v.contains("class")) {
     out = table();

@@ -185,6 +185,12 @@ void data_oriented_layout(const Program& p, ClassId cls, const ConfigValue* valu
       continue;
     }
     const ConfigValue* given = table_item(values, m->name);
+    if (values != nullptr && values->is_table && given == nullptr) {
+      // The instance describes the object (a recorded run: the members the kernel's trace read)
+      // without this member: the kernel does not read it (lowering says so if it does, QD207).
+      out.text += "<not in the instance>";
+      continue;
+    }
     if (const auto* n = m->value->as<ast::Name>(); n != nullptr && is_init_param(p, owner, n->id)) {
       // Set from an __init__ argument: its value comes from an instance.
       if (given != nullptr && !given->is_table) {

@@ -58,8 +58,8 @@ def _dtype_name(dt):
     hit = _primitive_ids.get(id(dt))
     if hit is not None:
         return hit[0]
-    if isinstance(dt, (bool, int, float)) or dt is None:
-        return None
+    if isinstance(dt, (bool, int, float)) or dt is None or "DataType" not in type(dt).__name__:
+        return None  # (never str() an app's object: a field's str() runs a kernel)
     text = str(dt)
     return text if text in ("i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64", "f16",
                             "f32", "f64") else None
@@ -132,19 +132,88 @@ def describe_array(v, ann=None):
         name = str(v.dtype).replace("torch.", "")
         return array_text(_NUMPY_NAMES.get(name, name), v.dim() - len(elem), elem,
                           grad=bool(getattr(v, "requires_grad", False)), source="torch")
-    if type(v).__name__ in ("ScalarField", "MatrixField", "Field"):
-        return {"unsupported": "a qd.field"}
+    if type(v).__name__ in ("ScalarField", "MatrixField", "StructField"):
+        return describe_field(v)
     return {"unsupported": _qualname(type(v))}
+
+
+def describe_field(v, depth=0):
+    """A qd.field (ScalarField, MatrixField) as {"field": dtype, "shape": [...]} with
+    "element": [n] / [n, m] for a vector / matrix field and "grad": true when it was made with
+    needs_grad; a struct field (qd.types.struct(...).field(...)) as {"struct_field": {member:
+    description}} (docs/record.md)."""
+    name = type(v).__name__
+    if name == "StructField":
+        if depth > 8:
+            return {"unsupported": "a struct field nested too deeply"}
+        return {"struct_field": {k: describe_field(x, depth + 1)
+                                 for k, x in v.field_dict.items()}}
+    try:
+        shape = [int(n) for n in v.shape]
+    except Exception:  # noqa: BLE001 - a field not placed yet has no shape
+        return {"unsupported": "a qd.field that is not placed (no shape yet)"}
+    dtype = _dtype_name(v.dtype)
+    if dtype is None:
+        return {"unsupported": f"a qd.field of dtype {v.dtype}"}
+    try:
+        offset = list(v.snode.ptr.offset or [])
+    except Exception:  # noqa: BLE001 - no SNode to ask: described as it is
+        offset = []
+    if any(offset):
+        # (indices shift by it in Quadrants; qdbuild's fields start at 0)
+        return {"unsupported": f"a qd.field with offset={tuple(offset)}"}
+    if not _dense_only(v):
+        # (inactive cells read as 0 and deactivation is state: not an array)
+        return {"unsupported": "a qd.field under a sparse SNode (pointer, bitmasked, dynamic)"}
+    out = {"field": dtype, "shape": shape}
+    if name == "MatrixField" and getattr(v, "ndim", 0) in (1, 2):
+        out["element"] = [v.n] if v.ndim == 1 else [v.n, v.m]
+    if _has_grad(v):
+        out["grad"] = True
+    return out
+
+
+def _dense_only(v):
+    """Every SNode from the field up to the root is dense (qd.field(shape=...), struct fields,
+    qd.root.dense(...).place(...))."""
+    try:
+        sn = v.snode
+        for _ in range(64):
+            sn = sn.parent()
+            if sn is None:
+                return True
+            kind = str(sn.ptr.type).rsplit(".", 1)[-1]
+            if kind == "root":
+                return True
+            if kind != "dense":
+                return False
+    except Exception:  # noqa: BLE001 - no SNode chain to walk: not a placed dense field
+        return False
+    return False
+
+
+def _has_grad(v):
+    """A field made with needs_grad=True (every float field has a .grad object; only those
+    have one placed)."""
+    g = getattr(v, "grad", None)
+    if g is None:
+        return False
+    try:
+        return g.shape is not None
+    except Exception:  # noqa: BLE001 - an unplaced gradient field raises
+        return False
 
 
 def _is_quadrants_func(v):
     return type(v).__name__ in ("Func", "QuadrantsCallable") or hasattr(v, "_primal")
 
 
-def describe_value(v, depth=0, seen=None):
+def describe_value(v, depth=0, seen=None, accessed=None):
     """A compile-time value (a template argument, a config object's field, a run-time-set
-    module global) as JSON."""
-    if depth > 6:
+    module global) as JSON. `accessed` (a data_oriented `self` traced by Quadrants, see
+    _Capture): the attributes the kernel read, by object; an object is then described by those
+    alone (its other members, a whole scene behind it, are not the kernel's)."""
+    if depth > 6 and accessed is None:
         return {"unsupported": "nested too deeply"}
     if v is None or isinstance(v, (bool, str)):
         return v
@@ -166,7 +235,7 @@ def describe_value(v, depth=0, seen=None):
     if t is not None:
         return t
     if isinstance(v, (tuple, list)):
-        return {"tuple": [describe_value(x, depth + 1, seen) for x in v]}
+        return {"tuple": [describe_value(x, depth + 1, seen, accessed) for x in v]}
     if isinstance(v, (types.FunctionType, types.BuiltinFunctionType)) or _is_quadrants_func(v):
         fn = getattr(v, "func", None) or getattr(v, "_primal", None) or v
         fn = getattr(fn, "func", fn)
@@ -176,8 +245,20 @@ def describe_value(v, depth=0, seen=None):
     if type(v).__name__ in ("ScalarNdarray", "VectorNdarray", "MatrixNdarray") or \
             type(v).__module__.startswith(("torch", "numpy", "quadrants._tensor_wrapper")):
         return describe_array(v)
+    if type(v).__name__ in ("ScalarField", "MatrixField", "StructField") and \
+            type(v).__module__.startswith("quadrants"):
+        return describe_field(v)
     if isinstance(v, type):
         return {"class": _qualname(v)}
+    if type(v).__name__ in ("Vector", "Matrix") and type(v).__module__ == "quadrants.lang.matrix":
+        # A Python-scope qd.Vector / qd.Matrix: a constant in the kernel, of its entries' dtype.
+        entries = getattr(v, "entries", None)
+        dtype = _NUMPY_NAMES.get(getattr(getattr(entries, "dtype", None), "name", ""), None)
+        if dtype is None or getattr(v, "ndim", 0) not in (1, 2):
+            return {"unsupported": "a qd.Vector / qd.Matrix value of unknown dtype"}
+        return {"matrix_value": [_float(x) if isinstance(x, float) else x
+                                 for x in entries.reshape(-1).tolist()],
+                "shape": [v.n] if v.ndim == 1 else [v.n, v.m], "dtype": dtype}
     # A config object (a data_oriented / AutoInitMeta instance, any plain object): its fields
     # and the values of its properties (computed attributes kernels read).
     seen = set() if seen is None else seen
@@ -185,6 +266,15 @@ def describe_value(v, depth=0, seen=None):
         return {"unsupported": "a reference cycle"}
     seen = seen | {id(v)}
     out = {"object": _qualname(type(v))}
+    if accessed is not None:
+        read = accessed.get(id(v))
+        fields = {}
+        for k, x in sorted(read[1].items() if read is not None and read[0] is v else ()):
+            if isinstance(x, types.MethodType) or _is_quadrants_func(x):
+                continue  # a method: qdbuild reads it from the class
+            fields[k] = describe_value(x, depth + 1, seen, accessed)
+        out["fields"] = fields
+        return out
     fields = {}
     for k, x in sorted(getattr(v, "__dict__", {}).items()):
         if k.startswith(("__", "_qd_")):
@@ -205,6 +295,48 @@ def describe_value(v, depth=0, seen=None):
     if props:
         out["properties"] = dict(sorted(props.items()))
     return out
+
+
+class _Capture(threading.local):
+    """The attributes of app objects that Quadrants' AST builder reads while it traces a new
+    instance (`self.sh.slot_size`, `self._coupler._rigid_sph`): id(object) -> (object,
+    {attribute: value}); None outside a trace."""
+    reads = None
+
+
+_capture = _Capture()
+
+
+def _app_object(v):
+    if isinstance(v, (types.ModuleType, type, types.FunctionType, types.MethodType)):
+        return False
+    mod = type(v).__module__ or ""
+    return hasattr(v, "__dict__") and not mod.startswith(
+        ("quadrants", "builtins", "numpy", "torch", "qdrt"))
+
+
+def _patch_attributes(transformer_module):
+    """Wraps ASTTransformer.build_Attribute (looked up by name at every node) to fill
+    _capture.reads."""
+    cls = getattr(transformer_module, "ASTTransformer", None)
+    original = getattr(cls, "build_Attribute", None) if cls is not None else None
+    if original is None or getattr(original, "_qdrt_capture", False):
+        return
+
+    def build_Attribute(ctx, node):
+        result = original(ctx, node)
+        reads = _capture.reads
+        if reads is not None:
+            base = getattr(node.value, "ptr", None)
+            if base is not None and _app_object(base):
+                entry = reads.get(id(base))
+                if entry is None:
+                    entry = reads[id(base)] = (base, {})
+                entry[1].setdefault(node.attr, getattr(node, "ptr", None))
+        return result
+
+    build_Attribute._qdrt_capture = True
+    cls.build_Attribute = staticmethod(build_Attribute)
 
 
 def kernel_id(func):
@@ -254,7 +386,9 @@ def _scalar_name(ann):
     return _dtype_name(ann) or {int: "int", float: "float", bool: "bool"}.get(ann, "?")
 
 
-def describe_param(ann, v):
+def describe_param(ann, v, accessed=None):
+    if accessed is not None:
+        return {"template": describe_value(v, accessed=accessed)}
     kind = _annotation_kind(ann)
     if kind == "template":
         return {"template": describe_value(v)}
@@ -470,6 +604,8 @@ class _State:
             pass
         if name == "quadrants.lang.kernel":
             self.patch(module)
+        elif name == "quadrants.lang.ast.ast_transformer":
+            _patch_attributes(module)
 
     def patch(self, kernel_module):
         if self.patched:
@@ -483,10 +619,16 @@ class _State:
 
         def materialize(self, key=None, py_args=(), arg_features=None):
             new = key is None or key not in self.materialized_kernels
-            result = original(self, key, py_args, arg_features)
+            outer = _capture.reads
+            _capture.reads = {} if new else outer
+            try:
+                result = original(self, key, py_args, arg_features)
+                reads = _capture.reads
+            finally:
+                _capture.reads = outer
             if new:
                 try:
-                    state.record(self, key, py_args)
+                    state.record(self, key, py_args, reads)
                 except Exception as e:  # noqa: BLE001 - recording never breaks the app
                     print(f"qdrt.record: could not record a call of {self.func!r}: {e}",
                           file=sys.stderr)
@@ -494,12 +636,15 @@ class _State:
 
         kernel_cls.materialize = materialize
 
-    def record(self, kernel, key, py_args):
+    def record(self, kernel, key, py_args, reads=None):
         func = kernel.func
         kid = kernel_id(func)
         params = {}
-        for meta, v in zip(kernel.arg_metas, py_args):
-            params[meta.name] = describe_param(meta.annotation, v)
+        for k, (meta, v) in enumerate(zip(kernel.arg_metas, py_args)):
+            # A method kernel's `self` (a data_oriented solver): described by what the trace
+            # read of it; the whole object graph behind a solver is not the kernel's.
+            is_self = k == 0 and meta.name == "self" and reads and id(v) in reads
+            params[meta.name] = describe_param(meta.annotation, v, reads if is_self else None)
         inst = {"params": params}
         mode = str(getattr(kernel, "autodiff_mode", "")).split(".")[-1]
         if mode and mode.upper() != "NONE":

@@ -55,6 +55,16 @@ Val Lowerer::eval_call(const ast::Call* c) {
   }
   std::vector<Val> args;
   std::vector<BindingRef> refs;
+  size_t bound_first = 0;
+  if (callee.kind == Val::Kind::func && callee.obj != nullptr) {
+    // A bound method (self.weight(x)): the object is its first parameter.
+    Val self;
+    self.kind = Val::Kind::object;
+    self.obj = callee.obj;
+    args.push_back(std::move(self));
+    refs.emplace_back();
+    bound_first = 1;
+  }
   for (const ast::Expr* a : c->args) {
     if (const auto* st = a->as<ast::Starred>()) {
       for (Val& v : static_items(eval(st->value), a->pos)) {
@@ -76,7 +86,7 @@ Val Lowerer::eval_call(const ast::Call* c) {
   switch (callee.kind) {
     case Val::Kind::api: return call_api(callee.path, c, args);
     case Val::Kind::builtin: return call_builtin(callee.path, c, args);
-    case Val::Kind::func: return call_func(callee.def, c, args, refs);
+    case Val::Kind::func: return call_func(callee.def, c, args, refs, bound_first);
     case Val::Kind::dtype:
       if (args.size() != 1) {
         type_error(c->pos, std::string(name_of(callee.dtype)) + "() takes one argument");
@@ -767,6 +777,35 @@ Val Lowerer::call_builtin(const std::string& name, const ast::Call* c, std::vect
     }
     return r;
   }
+  if (name == "getattr" || name == "hasattr") {
+    // getattr(x, "name"[, default]) / hasattr(x, "name") with a constant name, as Python at
+    // trace time: the attribute, or the default where x has none.
+    size_t n = name == "getattr" ? args.size() : args.size() + 1;
+    if ((n != 2 && n != 3) || args.size() < 2 || args[1].kind != Val::Kind::py ||
+        args[1].py.kind != sema::Value::Kind::string) {
+      type_error(pos, name + "() takes an object and a constant attribute name" +
+                          (name == "getattr" ? std::string(" (and a default)") : ""));
+    }
+    const Val& x = args[0];
+    const std::string& attr = args[1].py.s;
+    bool missing = false;
+    if (x.kind == Val::Kind::array && m_kernel->params[x.param].field && x.path.empty()) {
+      const Param& prm = m_kernel->params[x.param];
+      missing = (attr == "n" || attr == "m" || attr == "ndim") && prm.element_shape.empty();
+    } else if (x.kind == Val::Kind::object && x.obj->parent == nullptr && !x.obj->dataclass &&
+               x.obj->values != nullptr) {
+      missing = !x.obj->values->table.contains(attr) && x.obj->cls == sema::k_none;
+    } else if (args.size() == 3 || name == "hasattr") {
+      unsupported(pos, name + "() with a default of " + x.describe());
+    }
+    if (name == "hasattr") {
+      return Val::of_bool(!missing);
+    }
+    if (missing && args.size() == 3) {
+      return args[2];
+    }
+    return member(x, attr, pos);
+  }
   if (name == "len") {
     if (args.size() != 1) {
       type_error(pos, "len() takes one argument");
@@ -953,7 +992,7 @@ BindingRef Lowerer::bind_by_reference(const ast::Expr* e, Val& value, const char
 }
 
 Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& args,
-                       std::vector<BindingRef>& refs) {
+                       std::vector<BindingRef>& refs, size_t bound_first) {
   const sema::Program& p = *m_in.program;
   const sema::DefInfo& d = p.defs[def];
   if (d.role == sema::DefRole::kernel) {
@@ -987,7 +1026,8 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
   for (size_t k = 0; k < args.size(); ++k) {
     bound[k] = args[k];
     bound_ref[k] = k < refs.size() ? refs[k] : nullptr;
-    arg_ast[k] = k < c->args.size ? c->args[k] : nullptr;
+    arg_ast[k] =
+        k >= bound_first && k - bound_first < c->args.size ? c->args[k - bound_first] : nullptr;
   }
   for (const ast::Keyword* kw : c->keywords) {
     if (ast::is_absent(kw->arg)) {
@@ -1085,6 +1125,11 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
       bindings.emplace_back(name, b);
       continue;
     }
+    if (v.kind == Val::Kind::object && v.obj->parent != nullptr) {
+      unsupported(arg_ast[k] != nullptr ? arg_ast[k]->pos : c->pos,
+                  "passing an element of a struct field to a function (pass the struct field "
+                  "and its index, or the members it reads)");
+    }
     if (by_ref || is_array_ann || v.kind == Val::Kind::array || v.kind == Val::Kind::object) {
       if (is_array_ann && v.kind != Val::Kind::array) {
         type_error(arg_ast[k] != nullptr ? arg_ast[k]->pos : c->pos,
@@ -1173,6 +1218,12 @@ Val Lowerer::call_method(const Val& method, const ast::Call* c, std::vector<Val>
   }
   if (receiver.kind == Val::Kind::tensor) {
     return tensor_method(receiver, method.path, args, c, c->pos);
+  }
+  if (receiver.kind == Val::Kind::array && method.path == "fill") {
+    if (args.size() != 1 || !c->keywords.empty()) {
+      type_error(c->pos, "fill(value) takes one scalar");
+    }
+    return fill_array(receiver.param, args[0], c->pos);  // a field's / ndarray's every element
   }
   unsupported(c->pos, "the method " + method.path + "() of " + receiver.describe());
 }

@@ -301,6 +301,27 @@ Val Lowerer::member(const Val& base, std::string_view attr, const ast::Pos& pos)
       return Val::of_api(path);
     }
     case Val::Kind::array: {
+      if (attr == "shape" && m_kernel->params[base.param].field) {
+        std::vector<sema::Value> dims;  // a field's shape: compile-time, as in Quadrants
+        for (int64_t d : m_kernel->params[base.param].field_shape) {
+          dims.push_back(sema::Value::integer(d));
+        }
+        return Val::of_py(sema::Value::tuple(std::move(dims)));
+      }
+      if (m_kernel->params[base.param].field) {
+        bool ok = false;
+        Val v = field_attribute(base, attr, pos, &ok);
+        if (ok) {
+          return v;
+        }
+      }
+      if (attr == "fill") {
+        Val f;
+        f.kind = Val::Kind::method;
+        f.items.push_back(base);
+        f.path = "fill";
+        return f;
+      }
       if (attr == "shape") {
         Val v;
         v.kind = Val::Kind::shape;

@@ -171,6 +171,9 @@ Val Lowerer::template_value(const sema::Param& p, int32_t index, const ast::Pos&
     if (const sema::Value* type = item("__type__")) {
       return eval_type_text(type->s, pos);  // a dtype or vector type given as the value
     }
+    if (item("__field__") != nullptr || item("__struct_field__") != nullptr) {
+      return field_member(p.name, *v, {k_object_members, index}, pos);  // a field as template
+    }
     if (const sema::Value* bad = item("__unsupported__")) {
       fail(pos, "QD207",
            "template parameter '" + p.name + "': the recorded value cannot be " +
@@ -365,6 +368,7 @@ void Lowerer::declare_params() {
         b->value = make_object(true, sp.type.cls, "", sp.name, v, {index});
         break;
       }
+      case PK::data_oriented:  // a method kernel's self: a template value (Quadrants)
       case PK::template_: {
         Param p;
         p.name = sp.name;

@@ -60,6 +60,10 @@ bool is_array_table(const sema::ConfigValue& v) {
 }  // namespace
 
 const Expr* canonical_shape(Kernel& k, int32_t param, int32_t axis) {
+  if (k.params[param].field && axis >= 0 &&
+      axis < static_cast<int32_t>(k.params[param].field_shape.size())) {
+    return k.constant_int(DType::i32, k.params[param].field_shape[axis]);  // fixed at record
+  }
   const std::vector<int32_t>& layout = k.params[param].layout;
   for (size_t p = 0; p < layout.size(); ++p) {
     if (layout[p] == axis) {
@@ -180,6 +184,9 @@ Val Lowerer::make_object(bool dataclass, sema::ClassId cls, std::string class_na
 
 Val Lowerer::object_member(const Val& base, std::string_view attr, const ast::Pos& pos) {
   Object& o = *base.obj;
+  if (o.parent != nullptr) {
+    return struct_element_member(o, attr, pos);  // sf[i, j].member
+  }
   auto hit = o.members.find(attr);
   if (hit != o.members.end()) {
     return hit->second;
@@ -189,7 +196,8 @@ Val Lowerer::object_member(const Val& base, std::string_view attr, const ast::Po
   return v;
 }
 
-Val Lowerer::class_attribute(sema::ClassId cls, std::string_view attr, const ast::Pos& pos) {
+Val Lowerer::class_attribute(sema::ClassId cls, std::string_view attr, const ast::Pos& pos,
+                             Object* receiver) {
   const sema::Program& p = *m_in.program;
   sema::Entity c;
   c.kind = sema::Entity::Kind::class_;
@@ -199,6 +207,16 @@ Val Lowerer::class_attribute(sema::ClassId cls, std::string_view attr, const ast
   sema::Entity m = sema::member_of(p, c, attr);
   if (m.kind == sema::Entity::Kind::undefined) {
     fail(pos, "QD206", "the class '" + c.path + "' has no attribute '" + std::string(attr) + "'");
+  }
+  if (m.kind == sema::Entity::Kind::def && receiver != nullptr &&
+      p.defs[m.def].role == sema::DefRole::func) {
+    // A @qd.func method of an object's class (a data_oriented solver's self.weight(x)): bound
+    // to the object, which the call passes as its first parameter.
+    Val f;
+    f.kind = Val::Kind::func;
+    f.def = m.def;
+    f.obj = receiver->shared_from_this();
+    return f;
   }
   if (m.kind == sema::Entity::Kind::def) {
     unsupported(pos, "the method '" + c.path + "." + std::string(attr) +
@@ -309,7 +327,7 @@ Val Lowerer::template_member(Object& o, std::string_view attr, const ast::Pos& p
   const sema::ConfigValue* given = table_item(o.values, attr);
   if (given == nullptr) {
     if (o.cls != sema::k_none) {
-      return class_attribute(o.cls, attr, pos);  // a class constant, a method
+      return class_attribute(o.cls, attr, pos, &o);  // a class constant, a method
     }
     fail(pos, "QD207",
          "the object '" + o.path + "' (" + o.class_name + ") has no recorded member '" +
@@ -321,6 +339,14 @@ Val Lowerer::template_member(Object& o, std::string_view attr, const ast::Pos& p
   }
   if (!given->is_table) {
     return py_value(given->scalar);
+  }
+  if (const sema::ConfigValue* entries = table_item(given, "__matrix__")) {
+    return constant_matrix(where, *entries, *given, pos);
+  }
+  if (table_item(given, "__field__") != nullptr || table_item(given, "__struct_field__")) {
+    std::vector<int32_t> order = o.order;
+    order.push_back(static_cast<int32_t>(o.members.size()));
+    return field_member(where, *given, std::move(order), pos);
   }
   if (is_array_table(*given)) {
     // An ndarray member of a data_oriented object: an argument after the kernel's own.
@@ -347,6 +373,37 @@ Val Lowerer::template_member(Object& o, std::string_view attr, const ast::Pos& p
     dataclass = cls != sema::k_none && m_in.program->classes[cls].dataclass;
   }
   return make_object(dataclass, sema::k_none, "", where, given, std::move(order));
+}
+
+Val Lowerer::constant_matrix(const std::string& where, const sema::ConfigValue& entries,
+                             const sema::ConfigValue& given, const ast::Pos& pos) {
+  const sema::ConfigValue* dt = table_item(&given, "dtype");
+  const sema::ConfigValue* shape = table_item(&given, "shape");
+  DType t = DType::f32;
+  std::vector<int32_t> none;
+  if (dt == nullptr || dt->is_table || !parse_dtype_text(dt->scalar.s, t, none) || !none.empty() ||
+      shape == nullptr || shape->is_table || shape->scalar.kind != sema::Value::Kind::tuple) {
+    fail(pos, "QD207", "the recorded qd.Vector / qd.Matrix '" + where + "' has no dtype or shape");
+  }
+  std::vector<const Expr*> elems;
+  for (const sema::Value& x : entries.scalar.items) {
+    if (x.kind == sema::Value::Kind::floating) {
+      elems.push_back(is_float(t) ? m_kernel->constant_float(t, x.f)
+                                  : m_kernel->constant_int(t, static_cast<int64_t>(x.f)));
+    } else if (x.kind == sema::Value::Kind::integer || x.kind == sema::Value::Kind::boolean) {
+      int64_t i = x.kind == sema::Value::Kind::boolean ? (x.b ? 1 : 0) : static_cast<int64_t>(x.iv);
+      elems.push_back(is_float(t) ? m_kernel->constant_float(t, static_cast<double>(i))
+                                  : m_kernel->constant_int(t, i));
+    } else {
+      fail(pos, "QD207",
+           "the recorded qd.Vector / qd.Matrix '" + where + "' has an entry " +
+               "that is not a number");
+    }
+  }
+  const std::vector<sema::Value>& dims = shape->scalar.items;
+  int32_t rows = static_cast<int32_t>(dims[0].iv);
+  int32_t cols = dims.size() > 1 ? static_cast<int32_t>(dims[1].iv) : 0;
+  return Val::of_tensor(std::move(elems), rows, cols, t);
 }
 
 Val Lowerer::py_value(const sema::Value& v) {

@@ -255,6 +255,11 @@ void Lowerer::assign_name(std::string_view name, const Val& value, const ast::Po
 void Lowerer::assign_to(const ast::Expr* target, const Val& value, const ast::Pos& pos,
                         std::optional<DType> annotated) {
   if (const auto* n = target->as<ast::Name>()) {
+    if (value.kind == Val::Kind::object && value.obj->parent != nullptr) {
+      unsupported(pos, "an element of the struct field '" + value.obj->parent->path +
+                           "' in a variable (read the members it needs: pos = " +
+                           value.obj->parent->path + "[i].pos)");
+    }
     if (BindingRef b = find_local(n->id); b != nullptr && (b->immutable || b->fixed)) {
       assign_name(n->id, value, n->pos, annotated);  // reports the target
     }
@@ -307,6 +312,10 @@ void Lowerer::assign_to(const ast::Expr* target, const Val& value, const ast::Po
   if (target->as<ast::Subscript>() != nullptr || target->as<ast::Attribute>() != nullptr) {
     if (annotated) {
       unsupported(pos, "an annotated assignment to a subscript or attribute");
+    }
+    if (struct_element_of(target) != nullptr) {
+      assign_struct_element(target->as<ast::Subscript>(), value, pos);  // sf[i] = sf2[j]
+      return;
     }
     LValue lv = lvalue(target);
     write(lv, value, pos);
@@ -598,6 +607,9 @@ bool Lowerer::is_lvalue_expr(const ast::Expr* target) {
            is_lvalue_expr(s->value);
   }
   if (const auto* a = target->as<ast::Attribute>()) {
+    if (struct_element_of(a->value) != nullptr) {
+      return true;  // sf[i, j].member
+    }
     return is_swizzle(a->attr) && is_lvalue_expr(a->value);
   }
   return false;
@@ -770,6 +782,9 @@ Lowerer::LValue Lowerer::lvalue(const ast::Expr* target, bool snapshot) {
   if (const auto* a = target->as<ast::Attribute>()) {
     if (a->attr == "grad" || a->attr == "dual") {
       eval(a);  // x.grad[i] = ...: autodiff, reported by member() (lower_globals.cpp)
+    }
+    if (struct_element_of(a->value) != nullptr) {
+      return struct_member_lvalue(a, snapshot);  // sf[i, j].member
     }
     LValue base = lvalue(a->value, snapshot);
     if (base.kind != LValue::Kind::tensor || base.cols != 0) {

@@ -99,8 +99,25 @@ private:
   Val object_member(const Val& base, std::string_view attr, const ast::Pos& pos);
   Val dataclass_member(Object& o, std::string_view attr, const ast::Pos& pos);
   Val template_member(Object& o, std::string_view attr, const ast::Pos& pos);
-  Val class_attribute(sema::ClassId cls, std::string_view attr, const ast::Pos& pos);
+  Val class_attribute(sema::ClassId cls, std::string_view attr, const ast::Pos& pos,
+                      Object* receiver = nullptr);
+
+  // Fields (lower_field.cpp).
+  Val field_member(const std::string& where, const sema::ConfigValue& given,
+                   std::vector<int32_t> order, const ast::Pos& pos);
+  Val struct_element(const Val& struct_field, std::vector<Val> index, const ast::Pos& pos);
+  Val struct_element_member(const Object& elem, std::string_view attr, const ast::Pos& pos);
+  const Object* struct_element_of(const ast::Expr* e);  // `sf[i, j]` naming a struct element
+  LValue array_lvalue(int32_t param, const Expr* flat, bool snapshot, const ast::Pos& pos);
+  LValue struct_member_lvalue(const ast::Attribute* a, bool snapshot);
+  void assign_struct_element(const ast::Subscript* target, const Val& value, const ast::Pos& pos);
+  Val fill_array(int32_t param, const Val& value, const ast::Pos& pos);
+  // f.n / f.m / f.ndim (a vector/matrix field's element), f.snode.ptr.offset; *ok false: not one
+  Val field_attribute(const Val& field, std::string_view attr, const ast::Pos& pos, bool* ok);
   Val py_value(const sema::Value& v);  // enum members as their values
+  // A recorded Python-scope qd.Vector / qd.Matrix member: a constant tensor of its dtype.
+  Val constant_matrix(const std::string& where, const sema::ConfigValue& entries,
+                      const sema::ConfigValue& given, const ast::Pos& pos);
   DType default_ip() const { return m_default_ip; }
   DType default_fp() const { return m_default_fp; }
 
@@ -204,7 +221,7 @@ private:
   Val call_atomic(const std::string& name, const ast::Call* c);
   void reject_out_of_reach(const std::string& path, const ast::Pos& pos);
   Val call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& args,
-                std::vector<BindingRef>& refs);
+                std::vector<BindingRef>& refs, size_t bound_first = 0);
   // The binding of a by-reference name for the argument `e` (a qd.template() parameter, a
   // qd.static loop variable over a display): the caller's variable, a place (ref), or the
   // value read again at every use, not assignable (`what` names it in messages). `value`: the

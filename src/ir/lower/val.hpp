@@ -62,7 +62,7 @@ struct Val {
   // tensor_type: qd.types.vector(n) / matrix(n, m) without a dtype (a func parameter annotation
   // that keeps the argument's dtype); `dtype` is then meaningless.
   bool any_dtype = false;
-  std::shared_ptr<Object> obj;       // object
+  std::shared_ptr<Object> obj;       // object; func: the bound receiver of a method (or null)
   sema::ClassId cls = sema::k_none;  // class_
 
   static Val of_py(sema::Value v);
@@ -84,7 +84,7 @@ struct Val {
 // Quadrants passes only the members an instance uses) or an object given as a qd.template()
 // value (a config object: its members are compile-time values). Shared by every copy of the
 // Val that holds it, so a member read twice is one parameter.
-struct Object {
+struct Object : std::enable_shared_from_this<Object> {
   bool dataclass = false;
   sema::ClassId cls = sema::k_none;           // its class in the tree (k_none: not found)
   std::string class_name;                     // as the instance names it ("pkg.mod.DofsState")
@@ -92,6 +92,11 @@ struct Object {
   const sema::ConfigValue* values = nullptr;  // the instance's table for it (null: none)
   std::vector<int32_t> order;  // where its members go in the argument list (lower_object.cpp)
   std::map<std::string, Val, std::less<>> members;  // read so far
+  // A struct field (qd.types.struct(...).field(...), lower_field.cpp): each member is a field
+  // of its own. `parent` set: one element of the struct field `parent`, at `index`.
+  bool struct_field = false;
+  std::shared_ptr<Object> parent;
+  std::vector<Val> index;
 };
 
 // A place that can be assigned: a scalar variable, an array element, or a tensor of them.

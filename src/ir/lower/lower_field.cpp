@@ -1,0 +1,306 @@
+// Fields of data_oriented objects (docs/language.md §1.11): what a Genesis particle solver's
+// kernel reads through `self` (qd.field, qd.Vector.field, qd.types.struct(...).field(...)).
+//
+// A field is global memory in Quadrants; in a compiled kernel it is an argument: each field the
+// instance reads becomes an ndarray parameter named by its member path ("self.sh.slot_size",
+// "self.particles.pos"), in the order first read, after the kernel's own parameters (as the
+// ndarray members of template objects). The caller passes an array of exactly the recorded
+// shape; the shape is a compile-time value in the kernel (`f.shape`, loops over the field), as in
+// Quadrants, where fields are allocated before any kernel is traced.
+//
+// A struct field is not one array: each of its members is a field of its own (Quadrants places
+// each member under its own SNode; with Layout.AOS they share one, which changes where the
+// values live in Quadrants' memory, not what the kernel computes). `sf[i, j]` is an element:
+// `sf[i, j].pos` the element of the member field `sf.pos`, `sf[i, j] = sf2[k, l]` a copy of every
+// member.
+#include "ir/lower/lowerer.hpp"
+
+namespace qd::ir::lower {
+
+namespace {
+
+const sema::ConfigValue* item(const sema::ConfigValue& v, std::string_view name) {
+  if (!v.is_table) {
+    return nullptr;
+  }
+  auto it = v.table.find(std::string(name));
+  return it == v.table.end() ? nullptr : &it->second;
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "(";
+  for (size_t k = 0; k < shape.size(); ++k) {
+    s += (k > 0 ? ", " : "") + std::to_string(shape[k]);
+  }
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+}  // namespace
+
+Val Lowerer::field_member(const std::string& where, const sema::ConfigValue& given,
+                          std::vector<int32_t> order, const ast::Pos& pos) {
+  if (item(given, "__struct_field__") != nullptr) {
+    Val v = make_object(false, sema::k_none, "struct field", where, &given, std::move(order));
+    v.obj->struct_field = true;
+    return v;
+  }
+  sema::ParamType t;
+  t.kind = sema::ParamType::Kind::ndarray;
+  Param prm = ndarray_param(where, t, &given, pos);
+  prm.field = true;
+  const sema::ConfigValue* shape = item(given, "shape");
+  if (shape == nullptr || shape->is_table || shape->scalar.kind != sema::Value::Kind::tuple ||
+      static_cast<int32_t>(shape->scalar.items.size()) != prm.ndim) {
+    fail(pos, "QD207",
+         "the field '" + where + "' has no recorded shape of " + std::to_string(prm.ndim) +
+             " dimensions");
+  }
+  for (const sema::Value& d : shape->scalar.items) {
+    if (d.kind != sema::Value::Kind::integer || d.iv < 0 || d.iv > (int64_t{1} << 40)) {
+      fail(pos, "QD207", "the field '" + where + "' has a recorded size that is not a size");
+    }
+    prm.field_shape.push_back(static_cast<int64_t>(d.iv));
+  }
+  std::string dtype = prm.text.substr(8, prm.text.rfind(',') - 8);  // "ndarray(DT, N)"
+  prm.text = "field(" + dtype + ", shape=" + shape_text(prm.field_shape) + ")";
+  int32_t k = add_param(std::move(prm), std::move(order));
+  Val a;
+  a.kind = Val::Kind::array;
+  a.param = k;
+  return a;
+}
+
+Val Lowerer::struct_element(const Val& struct_field, std::vector<Val> index, const ast::Pos& pos) {
+  (void)pos;
+  auto e = std::make_shared<Object>();
+  e->parent = struct_field.obj;
+  e->index = std::move(index);
+  e->path = struct_field.obj->path + "[...]";
+  e->class_name = "struct field element";
+  Val v;
+  v.kind = Val::Kind::object;
+  v.obj = std::move(e);
+  return v;
+}
+
+Val Lowerer::struct_element_member(const Object& elem, std::string_view attr, const ast::Pos& pos) {
+  Val parent;
+  parent.kind = Val::Kind::object;
+  parent.obj = elem.parent;
+  Val m = object_member(parent, attr, pos);
+  if (m.kind == Val::Kind::array) {
+    return array_element(m.param, array_index(m.param, elem.index, pos));
+  }
+  if (m.kind == Val::Kind::object && m.obj->struct_field) {
+    return struct_element(m, elem.index, pos);  // a member that is a struct itself
+  }
+  type_error(pos, "'" + std::string(attr) + "' of an element of the struct field '" +
+                      elem.parent->path + "' is " + m.describe() + ", not a member field");
+}
+
+const Object* Lowerer::struct_element_of(const ast::Expr* e) {
+  const auto* s = e->as<ast::Subscript>();
+  if (s == nullptr || s->slice->as<ast::Slice>() != nullptr) {
+    return nullptr;
+  }
+  const ast::Expr* root = s->value;
+  while (const auto* a = root->as<ast::Attribute>()) {
+    root = a->value;
+  }
+  const auto* n = root->as<ast::Name>();
+  if (n == nullptr || root == s->value) {
+    return nullptr;  // only a member chain (self.particles) names a struct field
+  }
+  BindingRef b = find_local(n->id);
+  if (b == nullptr || b->kind != Binding::Kind::value || b->value.kind != Val::Kind::object) {
+    return nullptr;
+  }
+  Val base = eval(s->value);  // a member chain: no code, no side effect
+  return base.kind == Val::Kind::object && base.obj->struct_field ? base.obj.get() : nullptr;
+}
+
+Lowerer::LValue Lowerer::array_lvalue(int32_t param, const Expr* flat, bool snapshot,
+                                      const ast::Pos& pos) {
+  const Param& p = m_kernel->params[param];
+  int32_t n = p.element_count();
+  if (snapshot && n > 1) {
+    flat = materialize(Val::of_scalar(flat), pos).expr;
+  }
+  LValue lv;
+  if (p.element_shape.empty()) {
+    lv.kind = LValue::Kind::element;
+    lv.array = param;
+    lv.index = flat;
+    lv.type = p.dtype;
+    return lv;
+  }
+  lv.kind = LValue::Kind::tensor;
+  lv.rows = p.element_shape[0];
+  lv.cols = p.element_shape.size() > 1 ? p.element_shape[1] : 0;
+  lv.type = p.dtype;
+  const Expr* base_index =
+      m_kernel->binary(BinOp::mul, DType::i64, flat, m_kernel->constant_int(DType::i64, n));
+  for (int32_t k = 0; k < n; ++k) {
+    LValue part;
+    part.kind = LValue::Kind::element;
+    part.array = param;
+    part.type = p.dtype;
+    part.index =
+        m_kernel->binary(BinOp::add, DType::i64, base_index, m_kernel->constant_int(DType::i64, k));
+    lv.parts.push_back(part);
+  }
+  return lv;
+}
+
+Lowerer::LValue Lowerer::struct_member_lvalue(const ast::Attribute* a, bool snapshot) {
+  Val el = eval(a->value);  // sf[i, j]: its index evaluated once, here
+  Val parent;
+  parent.kind = Val::Kind::object;
+  parent.obj = el.obj->parent;
+  Val m = object_member(parent, a->attr, a->pos);
+  if (m.kind != Val::Kind::array) {
+    unsupported(a->pos, "assigning to '" + std::string(a->attr) + "' of an element of '" +
+                            parent.obj->path + "' (" + m.describe() +
+                            "; assign to its members one by one)");
+  }
+  return array_lvalue(m.param, array_index(m.param, el.obj->index, a->pos), snapshot, a->pos);
+}
+
+void Lowerer::assign_struct_element(const ast::Subscript* target, const Val& value,
+                                    const ast::Pos& pos) {
+  Val dst = eval(target);
+  if (value.kind != Val::Kind::object || value.obj->parent == nullptr) {
+    type_error(pos, "an element of the struct field '" + dst.obj->parent->path + "' is assigned " +
+                        value.describe() +
+                        " (assign an element of a struct field of the same members, or assign "
+                        "the members one by one)");
+  }
+  const Object& from = *value.obj->parent;
+  const Object& to = *dst.obj->parent;
+  std::vector<std::string> names;
+  if (to.values != nullptr) {
+    for (const auto& [k, v] : to.values->table) {
+      if (!k.starts_with("__")) {
+        names.push_back(k);
+      }
+    }
+  }
+  std::vector<std::string> theirs;
+  if (from.values != nullptr) {
+    for (const auto& [k, v] : from.values->table) {
+      if (!k.starts_with("__")) {
+        theirs.push_back(k);
+      }
+    }
+  }
+  if (names != theirs) {
+    type_error(pos, "'" + to.path + "' and '" + from.path +
+                        "' are struct fields of different members: an element of one cannot be "
+                        "assigned to an element of the other");
+  }
+  // Every member is read first, then written: `sf[i] = sf[j]` copies the old values.
+  std::vector<Val> values;
+  for (const std::string& k : names) {
+    Val v = struct_element_member(*value.obj, k, pos);
+    if (v.kind == Val::Kind::object) {
+      unsupported(pos,
+                  "assigning a struct field element whose member '" + k + "' is a struct itself");
+    }
+    values.push_back(materialize(v, pos));
+  }
+  for (size_t k = 0; k < names.size(); ++k) {
+    Val parent;
+    parent.kind = Val::Kind::object;
+    parent.obj = dst.obj->parent;
+    Val m = object_member(parent, names[k], pos);
+    write(array_lvalue(m.param, array_index(m.param, dst.obj->index, pos), true, pos), values[k],
+          pos);
+  }
+}
+
+Val Lowerer::field_attribute(const Val& field, std::string_view attr, const ast::Pos& pos,
+                             bool* ok) {
+  const Param& p = m_kernel->params[field.param];
+  *ok = true;
+  if (field.path == "snode.ptr" && attr == "offset") {
+    return Val::of_py(sema::Value::tuple({}));  // recorded fields have none (record.py)
+  }
+  if (field.path.empty() && attr == "snode") {
+    Val v = field;
+    v.path = "snode";
+    return v;
+  }
+  if (field.path == "snode" && attr == "ptr") {
+    Val v = field;
+    v.path = "snode.ptr";
+    return v;
+  }
+  if (!field.path.empty()) {
+    unsupported(pos, "'" + p.name + "." + field.path + "." + std::string(attr) +
+                         "' (of a field's SNode, kernels read only snode.ptr.offset)");
+  }
+  // Quadrants' MatrixField: n rows, m columns (1 for a vector), ndim the element's rank; a
+  // ScalarField has none of them.
+  if (!p.element_shape.empty() && (attr == "n" || attr == "m" || attr == "ndim")) {
+    if (attr == "n") {
+      return Val::of_int(p.element_shape[0]);
+    }
+    if (attr == "m") {
+      return Val::of_int(p.element_shape.size() > 1 ? p.element_shape[1] : 1);
+    }
+    return Val::of_int(static_cast<int64_t>(p.element_shape.size()));
+  }
+  if (attr == "n" || attr == "m" || attr == "ndim") {
+    fail(pos, "QD206",
+         "the scalar field '" + p.name + "' has no attribute '" + std::string(attr) +
+             "' (vector and matrix fields have n, m and ndim)");
+  }
+  *ok = false;
+  return field;
+}
+
+Val Lowerer::fill_array(int32_t param, const Val& value, const ast::Pos& pos) {
+  // Quadrants: `for I in qd.grouped(F): F[I] = value` (quadrants/_funcs.py
+  // field_fill_quadrants_scope); every element gets the same value, so one flat loop over the
+  // elements, parallel at the kernel's root as that struct-for is.
+  Kernel& k = *m_kernel;
+  const Param& p = k.params[param];
+  if (value.kind == Val::Kind::tensor || value.kind == Val::Kind::tuple) {
+    type_error(pos, "fill(value) takes one scalar");
+  }
+  Val v = materialize(Val::of_scalar(to_typed(value, p.dtype, pos)), pos);
+  const Expr* total = k.constant_int(DType::i64, 1);
+  for (int32_t a = 0; a < p.ndim; ++a) {
+    total = k.binary(BinOp::mul, DType::i64, total, k.cast(DType::i64, k.shape(param, a)));
+  }
+  bool parallel = at_root() && !m_pending_serialize;
+  m_pending_serialize = false;
+  int64_t block_dim = m_pending_block_dim;
+  m_pending_block_dim = 0;
+  Stmt* st = emit(StmtKind::range_for, pos);
+  st->parallel = parallel;
+  st->block_dim = static_cast<int32_t>(block_dim);
+  st->begin = k.constant_int(DType::i64, 0);
+  st->end = total;
+  st->label = p.name + ".fill";
+  st->var = k.new_var("", DType::i64);
+  Block* saved = m_block;
+  m_block = &st->body;
+  ++frame().runtime_depth;
+  m_loops.push_back(
+      Loop{parallel ? Loop::Kind::parallel : Loop::Kind::serial, 0, m_frames.size() - 1});
+  LValue lv = array_lvalue(param, k.var_ref(st->var), false, pos);
+  if (lv.kind == LValue::Kind::tensor) {
+    for (const LValue& part : lv.parts) {
+      write(part, v, pos);
+    }
+  } else {
+    write(lv, v, pos);
+  }
+  m_loops.pop_back();
+  --frame().runtime_depth;
+  m_block = saved;
+  return Val::of_py(sema::Value::none());
+}
+
+}  // namespace qd::ir::lower
