@@ -306,7 +306,9 @@ private:
       in.instance = insts == nullptr ? nullptr : &(*insts)[k];
       m_out.instances.push_back(compute_key(in));
     }
-    report_field_members(m_out.instances.front().field_members);
+    if (!m_out.instances.empty()) {  // (an instance list the configuration left empty)
+      report_field_members(m_out.instances.front().field_members);
+    }
   }
 
   // Without keys: the compound layouts alone, for their field members.

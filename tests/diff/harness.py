@@ -141,10 +141,29 @@ def make_array(desc, use_numpy, layout_mode="canonical"):
 def _make_value(desc, use_numpy, module, layout_mode):
     if isinstance(desc, dict) and "object" in desc:
         # A template object: the case module's class, constructed; the compiled runs pass the
-        # built instance's text for it (flat_args).
+        # built instance's text for it (flat_args). Its fields ("fields": {member path: array
+        # description}, every field its kernels read) start with the given values; the compiled
+        # runs pass them as the arrays the store lists by member path.
+        fields = desc.get("fields", {})
         if module is None:
-            return {"__object__": desc["object"]}
-        return getattr(module, desc["object"])(**desc.get("args", {}))
+            obj = {"__object__": desc["object"]}
+            for path, fd in fields.items():
+                *head, last = path.split(".")
+                node = obj
+                for part in head:
+                    node = node.setdefault(part, {})
+                node[last] = make_array(fd, use_numpy)
+            return obj
+        obj = getattr(module, desc["object"])(**desc.get("args", {}))
+        for path, fd in fields.items():
+            f = member(obj, path)
+            values = initial_values(fd)
+            if hasattr(f, "set_flat_values"):  # the stand-in's field
+                f.set_flat_values(values)
+            else:  # a Quadrants field
+                f.from_numpy(numpy.array(values, dtype=NUMPY_NAMES[fd["array"]]).reshape(
+                    tuple(fd["shape"])))
+        return obj
     if isinstance(desc, dict) and "dataclass" in desc:
         members = {k: _make_value(v, use_numpy, module, layout_mode)
                    for k, v in desc["members"].items()}
@@ -177,14 +196,31 @@ def output(case, args, key):
 
 
 def flat_descs(case, names):
-    """The argument descriptions in the order of `names` (see flat_args)."""
-    return flat_args(case, [_desc_tree(d) for d in case["args"]], names, "")
+    """The argument descriptions in the order of `names` (see flat_args); an object passed as
+    its instance text is "object"."""
+    by_name = dict(zip(case["params"], [_desc_tree(d) for d in case["args"]]))
+    out = []
+    for name in names:
+        root, _, path = name.partition(".")
+        value = member(by_name[root], path)
+        out.append("object" if isinstance(value, dict) and "__object__" in value else value)
+    return out
 
 
 def _desc_tree(desc):
     if isinstance(desc, dict) and "dataclass" in desc:
         return {k: _desc_tree(v) for k, v in desc["members"].items()}
     if isinstance(desc, dict) and "object" in desc:
+        if desc.get("fields"):
+            # Its fields are arrays by member path; the object itself is passed as text.
+            tree = {"__object__": "object"}
+            for path, fd in desc["fields"].items():
+                *head, last = path.split(".")
+                node = tree
+                for part in head:
+                    node = node.setdefault(part, {})
+                node[last] = fd
+            return tree
         return "object"  # passed as text, not an array
     return desc
 
@@ -195,7 +231,8 @@ def set_flat(case, args, names, values):
         root, _, path = name.partition(".")
         i = case["params"].index(root)
         if not path:
-            args[i] = value
+            if not (isinstance(args[i], dict) and "__object__" in args[i]):
+                args[i] = value  # (an object passed as its text keeps its fields' arrays)
             continue
         *head, last = path.split(".")
         member(args[i], ".".join(head))[last] = value
@@ -257,7 +294,9 @@ def flat_list(obj):
 
 
 def flat_list_plain(obj):
-    if hasattr(obj, "to_numpy"):  # a Quadrants ndarray (canonical view)
+    if hasattr(obj, "flat_values"):  # the stand-in's field
+        return obj.flat_values()
+    if hasattr(obj, "to_numpy"):  # a Quadrants ndarray or field (canonical view)
         return obj.to_numpy().reshape(-1).tolist()
     if numpy is not None and isinstance(obj, numpy.ndarray):
         return obj.reshape(-1).tolist()

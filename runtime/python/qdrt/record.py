@@ -125,6 +125,13 @@ def describe_array(v, ann=None):
     dt = getattr(ann, "dtype", None) if ann is not None else None
     if dt is not None and type(dt).__name__ in ("VectorType", "MatrixType"):
         elem = [dt.n] if type(dt).__name__ == "VectorType" else [dt.n, dt.m]
+    elif ann is not None and getattr(ann, "element_dim", None):
+        elem = [None] * int(ann.element_dim)  # ndarray(element_dim=k): the array's last k dims
+    if None in elem:
+        shape = tuple(v.shape)
+        if len(shape) < len(elem):
+            return {"unsupported": f"an array of shape {shape} for element_dim={len(elem)}"}
+        elem = [int(n) for n in shape[len(shape) - len(elem):]]
     if mod.startswith("numpy"):
         return array_text(_NUMPY_NAMES.get(v.dtype.name, v.dtype.name), v.ndim - len(elem), elem,
                           source="numpy")
@@ -204,6 +211,9 @@ def _has_grad(v):
         return False
 
 
+_MAX_CONSTANT_ARRAY = 4096  # numpy arrays in objects up to this size are recorded by value
+
+
 def _is_quadrants_func(v):
     return type(v).__name__ in ("Func", "QuadrantsCallable") or hasattr(v, "_primal")
 
@@ -230,6 +240,10 @@ def describe_value(v, depth=0, seen=None, accessed=None):
             item = v.item()
             return {"numpy": v.dtype.name, "value": _float(item) if isinstance(item, float)
                     else item}
+        if v.size <= _MAX_CONSTANT_ARRAY and v.dtype.kind in "biuf":
+            # A numpy array held by an object and read at trace time (Genesis: *grid_res in
+            # qd.ndrange): its values, as Python sees them (a nested tuple).
+            return describe_value(v.tolist(), depth, seen, accessed)
         return describe_array(v)
     t = describe_type(v)
     if t is not None:

@@ -46,9 +46,15 @@ Val Lowerer::field_member(const std::string& where, const sema::ConfigValue& giv
   }
   sema::ParamType t;
   t.kind = sema::ParamType::Kind::ndarray;
-  Param prm = ndarray_param(where, t, &given, pos);
-  prm.field = true;
   const sema::ConfigValue* shape = item(given, "shape");
+  sema::ConfigValue table = given;  // ndim: the shape's length where the table leaves it out
+  if (item(given, "ndim") == nullptr && shape != nullptr && !shape->is_table &&
+      shape->scalar.kind == sema::Value::Kind::tuple) {
+    table.table["ndim"].scalar =
+        sema::Value::integer(static_cast<sema::Int>(shape->scalar.items.size()));
+  }
+  Param prm = ndarray_param(where, t, &table, pos);
+  prm.field = true;
   if (shape == nullptr || shape->is_table || shape->scalar.kind != sema::Value::Kind::tuple ||
       static_cast<int32_t>(shape->scalar.items.size()) != prm.ndim) {
     fail(pos, "QD207",

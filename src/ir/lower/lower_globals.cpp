@@ -291,8 +291,10 @@ Val Lowerer::member(const Val& base, std::string_view attr, const ast::Pos& pos)
       return from_entity(sema::member_of(*m_in.program, m, attr), pos, attr, base.module);
     }
     case Val::Kind::api: {
+      // (`from quadrants.lang import ops` then ops.cast: the public qd.cast)
       std::string path =
-          base.path.empty() ? std::string(attr) : base.path + "." + std::string(attr);
+          api_path("quadrants." +
+                   (base.path.empty() ? std::string(attr) : base.path + "." + std::string(attr)));
       bool ok = false;
       Val c = api_constant(path, pos, &ok);
       if (ok) {

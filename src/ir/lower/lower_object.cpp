@@ -365,6 +365,31 @@ Val Lowerer::template_member(Object& o, std::string_view attr, const ast::Pos& p
     // A Quadrants type held by the object (a dtype, a vector type).
     return eval_type_text(type->scalar.s, pos);
   }
+  if (const sema::ConfigValue* c = table_item(given, "__classref__")) {
+    // A class held by the object (Genesis's self.MATERIAL, an IntEnum): its attributes.
+    sema::ClassId cls = find_class(c->scalar.s);
+    if (cls == sema::k_none) {
+      fail(pos, "QD207",
+           "member '" + where + "' holds the class '" + c->scalar.s +
+               "', which is not in the files checked");
+    }
+    Val cv;
+    cv.kind = Val::Kind::class_;
+    cv.cls = cls;
+    return cv;
+  }
+  if (const sema::ConfigValue* m = table_item(given, "__module__")) {
+    int32_t mod = m_in.program->find_module(m->scalar.s);
+    if (mod == sema::k_none) {
+      fail(pos, "QD207",
+           "member '" + where + "' holds the module '" + m->scalar.s +
+               "', which is not in the files checked");
+    }
+    Val mv;
+    mv.kind = Val::Kind::module;
+    mv.module = mod;
+    return mv;
+  }
   std::vector<int32_t> order = o.order;
   order.push_back(static_cast<int32_t>(o.members.size()));
   bool dataclass = false;

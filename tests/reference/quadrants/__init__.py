@@ -7,6 +7,7 @@ from .atomics import (atomic_add, atomic_and, atomic_cas, atomic_exchange, atomi
                       atomic_min, atomic_mul, atomic_or, atomic_sub, atomic_xor)
 from .dtypes import f16, f32, f64, i8, i16, i32, i64, u1, u8, u16, u32, u64  # noqa: F401
 from .expressions import static  # noqa: F401
+from .fields import Layout, StructField, field  # noqa: F401
 from .kernel import Template, data_oriented, func, kernel, template  # noqa: F401
 from .loops import grouped, ndrange  # noqa: F401
 from .mathlib import (abs, acos, asin, atan2, ceil, cos, exp, floor, log, max, min, pow,  # noqa: F401

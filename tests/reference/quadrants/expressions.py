@@ -12,6 +12,7 @@ from . import dtypes as dt
 from . import mathlib, printing
 from .loops import kernel_range
 from .lvalues import ArrayLV, CellLV, ComponentLV
+from .fields import StructElement, StructElementLV, StructField
 from .ndarray import ArrayArg
 from .ops import binop, cast, is_typed, logical, truth, typed, unop
 from .tensor_methods import swizzle_indices
@@ -230,6 +231,8 @@ class ExpressionEvaluator:
 
     def ex_Subscript(self, node):
         base = self.eval(node.value)
+        if isinstance(base, StructField):
+            return StructElement(base, self.index_list(node.slice))
         if isinstance(base, ArrayArg):
             if self.has_slice(node.slice):
                 raise TypeError("an ndarray cannot be sliced in a kernel")
@@ -314,8 +317,17 @@ class ExpressionEvaluator:
             return isinstance(node.value, (ast.Subscript, ast.Attribute)) and self.is_place(
                 node.value)
         if isinstance(node, ast.Attribute):
+            if self.struct_field_of(node.value) is not None:
+                return True  # sf[i, j].member
             return swizzle_indices(node.attr) is not None and self.is_place(node.value)
         return False
+
+    def struct_field_of(self, node):
+        """The struct field `node` (sf[i, j]) indexes, else None."""
+        if not isinstance(node, ast.Subscript) or not isinstance(node.value, ast.Attribute):
+            return None
+        base = self.eval(node.value)
+        return base if isinstance(base, StructField) else None
 
     def lvalue(self, node):
         if isinstance(node, ast.Name):
@@ -325,6 +337,8 @@ class ExpressionEvaluator:
             return CellLV(v, self.ctx)
         if isinstance(node, ast.Subscript):
             base = self.eval(node.value)
+            if isinstance(base, StructField):
+                return StructElementLV(base, self.index_list(node.slice), self.ctx)
             if isinstance(base, ArrayArg):
                 return ArrayLV(base, self.index_list(node.slice), self.ctx)
             parent = self.lvalue(node.value)
@@ -334,6 +348,10 @@ class ExpressionEvaluator:
                 return ComponentLV(parent, ks, shape)
             return ComponentLV(parent, [self.flat_component(t, node.slice)], None)
         if isinstance(node, ast.Attribute):
+            sf = self.struct_field_of(node.value)
+            if sf is not None:
+                element = StructElement(sf, self.index_list(node.value.slice))
+                return element.member_lvalue(node.attr, self.ctx)
             parent = self.lvalue(node.value)
             ks = swizzle_indices(node.attr)
             if ks is None:
@@ -360,10 +378,12 @@ class ExpressionEvaluator:
                 lv.set(t)
             return None
         fun = self.eval(node.func)
-        from .kernel import Func, Kernel
+        from .kernel import BoundFunc, Func, Kernel
 
         if isinstance(fun, Func):
             return fun.inline(self, node)
+        if isinstance(fun, BoundFunc):
+            return fun.func.inline(self, node, receiver=fun.obj)  # self.weight(x)
         if isinstance(fun, Kernel):
             raise SyntaxError("a kernel cannot call a kernel")
         if getattr(fun, "takes_lvalue", False):

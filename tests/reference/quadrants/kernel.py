@@ -71,6 +71,13 @@ class _Callable:
             self._fdef = _parse(self.fn)
         return self._fdef
 
+    def __get__(self, obj, objtype=None):
+        """A kernel or func of a data_oriented class, looked up on an object: bound to it (its
+        `self` parameter is a template value)."""
+        if obj is None:
+            return self
+        return BoundKernel(self, obj) if isinstance(self, Kernel) else BoundFunc(self, obj)
+
     def new_interpreter(self, ctx, is_kernel):
         return Interpreter(ctx, self.fn.__globals__, _closure(self.fn), is_kernel)
 
@@ -138,6 +145,23 @@ class DataclassArg:
         return getattr(self.__dict__["_value"], name)
 
 
+class BoundKernel:
+    def __init__(self, kernel, obj):
+        self.kernel = kernel
+        self.obj = obj
+
+    def __call__(self, *args, **kwargs):
+        return self.kernel(self.obj, *args, **kwargs)
+
+
+class BoundFunc:
+    """obj.method for a @qd.func method: inlined with obj as its first parameter."""
+
+    def __init__(self, func, obj):
+        self.func = func
+        self.obj = obj
+
+
 class Kernel(_Callable):
     def __call__(self, *args, **kwargs):
         bound = inspect.signature(self.fn).bind(*args, **kwargs)
@@ -152,6 +176,9 @@ class Kernel(_Callable):
         return to_python(cast_return(result, self.annotations.get("return")))
 
     def bind_arg(self, name, ann, value):
+        if name == "self" and ann is inspect.Signature.empty and self.params and \
+                self.params[0].name == "self":
+            return value  # a data_oriented method's object: a template value
         if ann is inspect.Signature.empty:
             raise TypeError(f"kernel parameter '{name}' needs an annotation")
         if is_template(ann):
@@ -176,15 +203,21 @@ class Func(_Callable):
     def __call__(self, *args, **kwargs):
         raise RuntimeError("a qd.func can only be called from a kernel or another func")
 
-    def inline(self, caller, call_node):
+    def inline(self, caller, call_node, receiver=_UNSET):
         """Inlines a call: by-value copies for primitive/vector/unannotated parameters, the
-        caller's own variable or object for qd.template() parameters."""
+        caller's own variable or object for qd.template() parameters; a bound method's object
+        (`receiver`) is its first parameter."""
         callee = self.new_interpreter(caller.ctx, is_kernel=False)
         scope = callee.scopes[0]
         arg_nodes = list(call_node.args)
         kw_nodes = {k.arg: k.value for k in call_node.keywords}
         given = []
-        for i, p in enumerate(self.params):
+        params = self.params
+        if receiver is not _UNSET:
+            scope[params[0].name] = receiver
+            scope.fixed.add(params[0].name)
+            params = params[1:]
+        for i, p in enumerate(params):
             if i < len(arg_nodes):
                 given.append((p, arg_nodes[i]))
             elif p.name in kw_nodes:

@@ -81,6 +81,21 @@ class Vector(Matrix):
         entries = [e for x in arr for e in as_scalar_list(x)]
         return make(entries, (len(entries),), dt)
 
+    @staticmethod
+    def field(n, dtype, shape=(), **options):
+        from .fields import vector_field
+
+        return vector_field(n, dtype, shape, **options)
+
+
+def _matrix_field(n, m, dtype, shape=(), **options):
+    from .fields import matrix_field
+
+    return matrix_field(n, m, dtype, shape, **options)
+
+
+Matrix.field = staticmethod(_matrix_field)
+
 
 class VectorType:
     """qd.types.vector(n, dtype): an annotation and a constructor."""

@@ -6,6 +6,13 @@ from ..matrix import MatrixType, VectorType
 from ..ndarray import NDArray, ndarray  # noqa: F401
 
 
+def struct(**members):
+    """qd.types.struct(name=dtype, ...): its .field(shape, layout=...) makes a struct field."""
+    from ..fields import StructType
+
+    return StructType(**members)
+
+
 def vector(n, dtype=None):
     """qd.types.vector(n, dtype); without a dtype only a func parameter annotation (the
     parameter keeps the argument's dtype)."""
