@@ -421,7 +421,27 @@ std::string instance_value_problem(const Program& p, const Param& prm, const Con
           t.cls != k_none) {
         const std::string ours = class_path(p, t.cls);
         const std::string& given = cls->second.scalar.s;
-        if (given != ours && !given.ends_with("." + ours)) {
+        // The object's own class may be a subclass (a method kernel of PBDBaseEntity called
+        // on a PBDParticleEntity): its bases, in the tree, reach the parameter's class.
+        auto derives = [&](auto&& self, ClassId c, int depth) -> bool {
+          if (c == t.cls) {
+            return true;
+          }
+          if (depth > 32) {
+            return false;
+          }
+          for (ClassId b : p.classes[c].base_ids) {
+            if (self(self, b, depth + 1)) {
+              return true;
+            }
+          }
+          return false;
+        };
+        bool subclass = false;
+        for (ClassId c = 0; c < static_cast<ClassId>(p.classes.size()) && !subclass; ++c) {
+          subclass = class_path(p, c) == given && derives(derives, c, 0);
+        }
+        if (given != ours && !given.ends_with("." + ours) && !subclass) {
           return "'" + prm.name + "' is a " + t.text + " parameter, but the instance gives an " +
                  "object of class '" + given + "'";
         }

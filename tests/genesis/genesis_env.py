@@ -16,9 +16,10 @@ def site_packages():
 
 def build_args(site, record):
     """The `qdbuild build` arguments that build a record's kernels (Genesis's and Quadrants' own
-    _kernels.py), less the store."""
+    _kernels.py, with the funcs of _funcs.py they call), less the store."""
     return ["--root", site, os.path.join(site, "genesis"),
-            os.path.join(site, "quadrants", "_kernels.py"), "--instances", record]
+            os.path.join(site, "quadrants", "_kernels.py"),
+            os.path.join(site, "quadrants", "_funcs.py"), "--instances", record]
 
 
 def build_store(qdbuild, site, record, store, *extra):

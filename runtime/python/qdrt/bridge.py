@@ -275,6 +275,11 @@ class _Bridge:
         metas = list(kernel.arg_metas)
         if len(args) != len(metas):
             raise _Fallback(f"called with {len(args)} arguments for {len(metas)} parameters")
+        if metas and metas[0].name == "self" and hasattr(args[0], "__dict__"):
+            # A data_oriented solver's method kernel: the store has it (qdbuild builds it from a
+            # record), but its fields live in Quadrants' memory, which the bridge does not pass.
+            raise _Fallback("a method kernel of a data_oriented object (its fields stay in "
+                            "Quadrants' memory: the bridge does not pass fields)")
         desc, texts = {}, {}
         for m, v in zip(metas, args):
             desc[m.name], texts[m.name] = self.describe(m.annotation, v)

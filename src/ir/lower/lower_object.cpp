@@ -121,7 +121,16 @@ sema::ClassId Lowerer::find_class(const std::string& qualified) const {
       e = sema::member_of(p, e, rest.substr(next + 1, after - next - 1));
       next = after;
     }
-    return e.kind == sema::Entity::Kind::class_ ? e.cls : sema::k_none;
+    if (e.kind == sema::Entity::Kind::class_) {
+      return e.cls;
+    }
+    break;
+  }
+  // A class defined in a class body (PBDSolver.MATERIAL): by its path.
+  for (sema::ClassId c = 0; c < static_cast<sema::ClassId>(p.classes.size()); ++c) {
+    if (sema::class_path(p, c) == qualified) {
+      return c;
+    }
   }
   return sema::k_none;
 }

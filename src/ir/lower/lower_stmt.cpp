@@ -898,8 +898,9 @@ void Lowerer::write(const LValue& lv, const Val& v, const ast::Pos& pos) {
     }
     case LValue::Kind::tensor: {
       Val t = v;
-      if (t.kind == Val::Kind::tuple) {
-        t = as_tensor(t, pos);
+      if (t.kind == Val::Kind::tuple ||
+          (t.kind == Val::Kind::py && t.py.kind == sema::Value::Kind::tuple)) {
+        t = as_tensor(t, pos);  // a list / tuple (a compile-time one too: fill(((0, 0), ...)))
       }
       if (t.kind == Val::Kind::scalar || t.is_py_number()) {
         // A scalar stored into a vector / matrix place fills every component (Quadrants
