@@ -236,18 +236,43 @@ bool template_value(const json& v, ConfigValue& out, std::string& why, int depth
   }
   if (v.contains("tuple")) {
     std::vector<Value> items;
+    std::vector<ConfigValue> all;
+    bool tables = false;
     for (const json& x : v.at("tuple")) {
       ConfigValue item;
       if (!template_value(x, item, why, depth + 1)) {
         return false;
       }
-      if (item.is_table) {
-        why = "a tuple holding objects";
-        return false;
+      tables = tables || item.is_table;
+      if (!item.is_table) {
+        items.push_back(item.scalar);
       }
-      items.push_back(item.scalar);
+      all.push_back(std::move(item));
+    }
+    if (tables) {
+      // A tuple / list holding objects (a solver's list of bound methods, of force fields):
+      // {__tuple__ = n, 0 = ..., 1 = ...}.
+      out = table();
+      out.table["__tuple__"] = scalar(Value::integer(static_cast<Int>(all.size())));
+      for (size_t k = 0; k < all.size(); ++k) {
+        out.table[std::to_string(k)] = std::move(all[k]);
+      }
+      return true;
     }
     out = scalar(Value::tuple(std::move(items)));
+    return true;
+  }
+  if (v.contains("method")) {
+    // A @qd.func bound to an object: {__method__ = "module:qualname", __self__ = {...}}.
+    ConfigValue self;
+    if (!v.contains("self") || !template_value(v.at("self"), self, why, depth + 1) ||
+        !self.is_table) {
+      why = "a bound method whose object cannot be described" + (why.empty() ? "" : ": " + why);
+      return false;
+    }
+    out = table();
+    out.table["__method__"] = scalar(Value::string(v.at("method").get<std::string>()));
+    out.table["__self__"] = std::move(self);
     return true;
   }
   if (v.contains("func")) {

@@ -195,6 +195,8 @@ void data_oriented_layout(const Program& p, ClassId cls, const ConfigValue* valu
       // Set from an __init__ argument: its value comes from an instance.
       if (given != nullptr && !given->is_table) {
         out.text += type_name(given->scalar) + (baked ? " = " + repr(given->scalar) : "");
+      } else if (given != nullptr) {
+        out.text += "<an object, in the instance>";  // (self._sim = sim: described there)
       } else {
         out.text += "<from __init__ argument '" + std::string(n->id) + "'>";
         if (baked) {

@@ -78,7 +78,10 @@ def check_arguments(store, recorded):
             ours = {a for i in range(len(k.instances)) for a in k.arguments(i) if "." in a}
             ours_total += len(ours)
             theirs_total += len(theirs)
-            extra = sorted(ours - theirs)
+            # The fields of a data_oriented self are arguments here and global memory in
+            # Quadrants, which passes no argument for them: its used set says nothing about
+            # them (it misses those read through a method passed to a template parameter).
+            extra = sorted(a for a in ours - theirs if not a.startswith("self."))
             if extra:
                 failures.append(f"{kid}: takes members Quadrants does not use: {extra[:5]}")
     print(f"dataclass members passed: {ours_total} (Quadrants' used leaves, with template "
@@ -92,7 +95,11 @@ def main():
     ap.add_argument("--site")
     ap.add_argument("--record", default=os.path.join(HERE, "franka.qdrecord.json"))
     ap.add_argument("--store")
+    ap.add_argument("--expect-failure", action="append", default=[], metavar="KERNEL=CODE",
+                    help="a recorded kernel known not to build, with the diagnostic code it "
+                    "fails with (the test fails if it builds or fails otherwise)")
     opts = ap.parse_args()
+    expected = dict(x.split("=", 1) for x in opts.expect_failure)
     site = opts.site or genesis_env.site_packages()
     if site is None or not os.path.isfile(os.path.join(site, "genesis", "__init__.py")):
         skip_policy.skip("no-genesis-venv", "qdbuild on Genesis needs its sources")
@@ -124,13 +131,24 @@ def main():
         p = genesis_env.build_store(opts.qdbuild, site, opts.record, store, "--json")
         rc, out, err = p.returncode, p.stdout, p.stderr
         built = json.loads(out) if out.strip().startswith("{") else {}
-        if rc != 0:
+        failed = set(built.get("failed") or [])
+        codes = {d.get("kernel"): d["code"] for d in built.get("diagnostics", [])
+                 if d["severity"] == "error"}
+        for kid, code in expected.items():
+            if kid not in failed:
+                failures.append(f"{kid}: expected to fail with {code}, but it built")
+            elif codes.get(kid) != code:
+                failures.append(f"{kid}: failed with {codes.get(kid)}, expected {code}")
+            else:
+                print(f"known gap: {kid} fails with {code}")
+        if rc != 0 and not (failed and failed <= set(expected)):
             print(err[-3000:], file=sys.stderr)
             failures.append(f"qdbuild build exited {rc} ({built.get('failed')} kernels failed)")
-        else:
+        if built.get("kernels") is not None:
             print(f"qdbuild build: {built['kernels']} kernels, {built['instances']} instances, "
                   f"{built['tasks']['compiled']} tasks compiled in {built['time_s']:.1f}s")
-        failures += check_arguments(store, recorded)
+        failures += check_arguments(store, {k: v for k, v in recorded.items()
+                                            if k not in expected})
     skipped = set(built.get("skipped", []))
 
     print(f"recorded kernels ({len(recorded)}):")
@@ -147,7 +165,7 @@ def main():
         e = json.loads(out)
         quadrants = any(i.get("fastcache") for i in insts)
         ours = bool(e["eligible"])
-        errs = errors_of.get(kid, [])
+        errs = [d for d in errors_of.get(kid, []) if d["code"] != expected.get(kid)]
         line = (f"  {kid}: {len(errs)} errors, fastcache qdbuild={ours} quadrants={quadrants}"
                 f", {len(e['instances'])} instance(s)")
         if kid in skipped:

@@ -108,6 +108,35 @@ class Getters(unittest.TestCase):
         wn = WithNumpy(np.zeros(3, np.float32))
         self.assertIsNot(self.b.describe(WithNumpy, wn)[0], self.b.describe(WithNumpy, wn)[0])
 
+    def test_fields_described_or_refused(self):
+        from qdrt import record
+        plain = qd.field(qd.i32, shape=(3, 2))
+        mat = qd.Matrix.field(2, 2, qd.f32, shape=(5,), needs_grad=True)
+        shifted = qd.field(qd.f32, shape=(4,), offset=(-2,))
+        sparse = qd.field(qd.f32)
+        qd.root.pointer(qd.i, 2).dense(qd.i, 2).place(sparse)
+        self.assertEqual(record.describe_field(plain), {"field": "i32", "shape": [3, 2]})
+        self.assertEqual(record.describe_field(mat),
+                         {"field": "f32", "shape": [5], "element": [2, 2], "grad": True})
+        self.assertEqual(record.describe_field(shifted),
+                         {"unsupported": "a qd.field with offset=(-2,)"})
+        self.assertEqual(record.describe_field(sparse), {
+            "unsupported": "a qd.field under a sparse SNode (pointer, bitmasked, dynamic)"})
+
+    def test_method_kernels_of_data_oriented_objects_fall_back(self):
+        import os
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(sys.path[0])), "tests",
+                                        "record"))
+        from app import kernels  # (the record app's data_oriented solver over fields)
+        from qdrt import record
+        s = kernels.Particles(4, scene=None)
+        kernel = type(s).step._primal
+        self.b.kernels = {record.kernel_id(kernel.func)}
+        self.b.store = object()
+        with self.assertRaises(bridge._Fallback) as e:
+            self.b.make_plan(kernel, (s, 0.25))
+        self.assertIn("method kernel of a data_oriented object", str(e.exception))
+
     def test_arch_and_threads(self):
         self.assertEqual(bridge._arch(), "cpu")
         self.assertEqual(bridge._quadrants_threads(), 1)

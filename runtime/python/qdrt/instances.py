@@ -132,11 +132,51 @@ def _template(v, depth=0):
     if "tuple" in v:
         items = [_template(x, depth + 1) for x in v["tuple"]]
         if any(isinstance(i, _Table) for i in items):
-            raise ValueError("a tuple holding objects")
+            t = _Table()  # a tuple holding objects: {__tuple__ = n, 0 = ..., ...}
+            t["__tuple__"] = _Scalar(_repr(len(items)))
+            for k, i in enumerate(items):
+                t[str(k)] = i
+            return t
         return _Scalar("(" + ", ".join(i.text() for i in items) +
                        ("," if len(items) == 1 else "") + ")")
+    if "method" in v:
+        t = _Table()
+        t["__method__"] = _Scalar(_repr(v["method"]))
+        self_ = _template(v.get("self"), depth + 1)
+        if not isinstance(self_, _Table):
+            raise ValueError("a bound method whose object cannot be described")
+        t["__self__"] = self_
+        return t
     if "func" in v:
         return _Scalar(_repr(v["func"]))
+    if "matrix_value" in v:  # a Python-scope qd.Vector / qd.Matrix
+        t = _Table()
+        t["__matrix__"] = _template({"tuple": v["matrix_value"]}, depth + 1)
+        t["shape"] = _template({"tuple": v["shape"]}, depth + 1)
+        t["dtype"] = _Scalar(_repr(v["dtype"]))
+        return t
+    if "field" in v:  # field_value
+        dtype = v["field"]
+        element = v.get("element")
+        if element:
+            dtype = (f"vector({element[0]}, {dtype})" if len(element) == 1 else
+                     f"matrix({element[0]}, {element[1]}, {dtype})")
+        t = _Table()
+        t["__field__"] = _Scalar("True")
+        t["dtype"] = _Scalar(_repr(dtype))
+        t["ndim"] = _Scalar(_repr(len(v["shape"])))
+        t["shape"] = _template({"tuple": v["shape"]}, depth + 1)
+        if v.get("grad"):
+            t["needs_grad"] = _Scalar("True")
+        return t
+    if "struct_field" in v:  # struct_field_value
+        t = _Table()
+        t["__struct_field__"] = _Scalar("True")
+        for k, m in v["struct_field"].items():
+            if not isinstance(m, dict) or not ("field" in m or "struct_field" in m):
+                raise ValueError(f"struct field member '{k}': not a field")
+            t[k] = _template(m, depth + 1)
+        return t
     for kind in ("dtype", "vector", "matrix"):
         if kind in v:
             if kind == "dtype":

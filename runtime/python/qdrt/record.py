@@ -250,6 +250,12 @@ def describe_value(v, depth=0, seen=None, accessed=None):
         return t
     if isinstance(v, (tuple, list)):
         return {"tuple": [describe_value(x, depth + 1, seen, accessed) for x in v]}
+    if type(v).__name__ == "BoundQuadrantsCallable" and hasattr(v, "instance"):
+        # A @qd.func method bound to its object, held as data (Genesis: a material's
+        # update_F_S_Jp in a solver's list): the func and the object it is called on.
+        fn = getattr(getattr(v, "quadrants_callable", None), "fn", None)
+        return {"method": f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', '?')}",
+                "self": describe_value(v.instance, depth + 1, seen, accessed)}
     if isinstance(v, (types.FunctionType, types.BuiltinFunctionType)) or _is_quadrants_func(v):
         fn = getattr(v, "func", None) or getattr(v, "_primal", None) or v
         fn = getattr(fn, "func", fn)

@@ -342,6 +342,14 @@ Val Lowerer::template_member(Object& o, std::string_view attr, const ast::Pos& p
          "the object '" + o.path + "' (" + o.class_name + ") has no recorded member '" +
              std::string(attr) + "'");
   }
+  std::vector<int32_t> order = o.order;
+  order.push_back(static_cast<int32_t>(o.members.size()));
+  return recorded_value(where, *given, std::move(order), pos);
+}
+
+Val Lowerer::recorded_value(const std::string& where, const sema::ConfigValue& value,
+                            std::vector<int32_t> order, const ast::Pos& pos) {
+  const sema::ConfigValue* given = &value;
   if (const sema::ConfigValue* bad = table_item(given, "__unsupported__")) {
     fail(pos, "QD207",
          "member '" + where + "' of the recorded object cannot be used: " + bad->scalar.s);
@@ -353,8 +361,6 @@ Val Lowerer::template_member(Object& o, std::string_view attr, const ast::Pos& p
     return constant_matrix(where, *entries, *given, pos);
   }
   if (table_item(given, "__field__") != nullptr || table_item(given, "__struct_field__")) {
-    std::vector<int32_t> order = o.order;
-    order.push_back(static_cast<int32_t>(o.members.size()));
     return field_member(where, *given, std::move(order), pos);
   }
   if (is_array_table(*given)) {
@@ -362,8 +368,6 @@ Val Lowerer::template_member(Object& o, std::string_view attr, const ast::Pos& p
     sema::ParamType t;
     t.kind = PK::ndarray;
     Param prm = ndarray_param(where, t, given, pos);
-    std::vector<int32_t> order = o.order;
-    order.push_back(static_cast<int32_t>(o.members.size()));
     int32_t k = add_param(std::move(prm), std::move(order));
     Val a;
     a.kind = Val::Kind::array;
@@ -399,8 +403,42 @@ Val Lowerer::template_member(Object& o, std::string_view attr, const ast::Pos& p
     mv.module = mod;
     return mv;
   }
-  std::vector<int32_t> order = o.order;
-  order.push_back(static_cast<int32_t>(o.members.size()));
+  if (const sema::ConfigValue* n = table_item(given, "__tuple__")) {
+    // A tuple / list holding objects: its items, each as a member would be.
+    Val t;
+    t.kind = Val::Kind::tuple;
+    for (int64_t k = 0; k < static_cast<int64_t>(n->scalar.iv); ++k) {
+      const sema::ConfigValue* item = table_item(given, std::to_string(k));
+      if (item == nullptr) {
+        fail(pos, "QD207", "the recorded tuple '" + where + "' has no item " + std::to_string(k));
+      }
+      std::vector<int32_t> at = order;
+      at.push_back(static_cast<int32_t>(k));
+      t.items.push_back(
+          recorded_value(where + "[" + std::to_string(k) + "]", *item, std::move(at), pos));
+    }
+    return t;
+  }
+  if (const sema::ConfigValue* m = table_item(given, "__method__")) {
+    // A @qd.func bound to an object, held as data: the def, called on that object.
+    const sema::Program& prog = *m_in.program;
+    for (size_t d = 0; d < prog.def_ids.size(); ++d) {
+      if (prog.def_ids[d] == m->scalar.s) {
+        const sema::ConfigValue* self = table_item(given, "__self__");
+        Val obj = self != nullptr ? recorded_value(where + ".__self__", *self, order, pos) : Val();
+        if (obj.kind != Val::Kind::object) {
+          fail(pos, "QD207", "the object of the bound method '" + where + "' is not an object");
+        }
+        Val f;
+        f.kind = Val::Kind::func;
+        f.def = static_cast<sema::DefId>(d);
+        f.obj = obj.obj;
+        return f;
+      }
+    }
+    fail(pos, "QD207",
+         "member '" + where + "' is the method '" + m->scalar.s + "', not in the files checked");
+  }
   bool dataclass = false;
   if (const sema::ConfigValue* c = table_item(given, "__class__")) {
     sema::ClassId cls = find_class(c->scalar.s);

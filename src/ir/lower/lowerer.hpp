@@ -99,6 +99,9 @@ private:
   Val object_member(const Val& base, std::string_view attr, const ast::Pos& pos);
   Val dataclass_member(Object& o, std::string_view attr, const ast::Pos& pos);
   Val template_member(Object& o, std::string_view attr, const ast::Pos& pos);
+  // A recorded value (a member of a template object, an item of a recorded tuple) as a Val.
+  Val recorded_value(const std::string& where, const sema::ConfigValue& value,
+                     std::vector<int32_t> order, const ast::Pos& pos);
   Val class_attribute(sema::ClassId cls, std::string_view attr, const ast::Pos& pos,
                       Object* receiver = nullptr);
 

@@ -94,3 +94,31 @@ class Particles:
                 qd.atomic_max(out[0], self.reordered[i, b].rho)
                 out[1] += self.reordered[i, b].pos.sum()
         out[2] = getattr(self.gravity, "n", 0) * 10 + getattr(self.mass, "n", 7)
+
+
+@qd.data_oriented
+class Scale:
+    def __init__(self, k):
+        self.k = k
+
+    @qd.func
+    def apply(self, x):
+        return x * self.k + 1.0
+
+
+@qd.data_oriented
+class Chain:
+    """A list of @qd.func methods bound to other objects, called in a static loop (Genesis's
+    MPMSolver._materials_update_F_S_Jp: each material's update function)."""
+
+    def __init__(self):
+        self.ops = [Scale(2.0).apply, Scale(-0.5).apply]
+        self.out = qd.field(qd.f32, shape=(4,))
+
+    @qd.kernel
+    def run(self):
+        for i in range(self.out.shape[0]):
+            v = self.out[i] + i
+            for k in qd.static(range(len(self.ops))):
+                v = self.ops[k](v)
+            self.out[i] = v

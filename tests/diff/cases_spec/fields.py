@@ -41,4 +41,7 @@ CASES = [
          "reordered.rho": arr("f32", (4, 2), lambda i: (i * 7 % 8) * 0.125)}),
          arr("f32", (3,))],
      "outputs": [1]},
+    {"name": "fields_bound_methods", "kernel": "fields_k:Chain.run", "params": ["self"],
+     "args": [{"object": "Chain", "fields": {"out": arr("f32", (4,), lambda i: i * 0.25)}}],
+     "outputs": ["0.out"]},
 ]

@@ -1,5 +1,6 @@
 import dataclasses
 
+import numpy as np
 import quadrants as qd
 
 from app import config
@@ -61,3 +62,44 @@ def k_solver(x: qd.types.ndarray(), solver: qd.template(), op: qd.template()) ->
     for i in x:
         for _ in qd.static(range(solver.iterations)):
             x[i] = op(x[i]) + solver.tolerance
+
+
+@qd.data_oriented
+class Material:
+    def __init__(self, k):
+        self.k = k
+
+    @qd.func
+    def update(self, x):
+        return x * self.k
+
+
+@qd.data_oriented
+class Particles:
+    """A data_oriented solver over fields (Genesis's particle solvers): the record describes
+    `self` by what the kernel's trace read of it, so `scene` (everything else the app holds)
+    and `unread` stay out, and so do the offset and sparse fields it never reads."""
+
+    def __init__(self, n, scene):
+        self.n = n
+        self.scene = scene
+        self.res = np.array([n, 2], dtype=np.int32)
+        self.upper = qd.Vector([1.0, 2.0, 0.5], dt=qd.f32)
+        st = qd.types.struct(pos=qd.math.vec3, m=qd.f32)
+        self.p = st.field(shape=(n,), layout=qd.Layout.SOA)
+        self.g = qd.Vector.field(3, qd.f32, shape=(2,))
+        self.updates = [Material(2.0).update, Material(0.5).update]
+        self.unread = qd.field(qd.f32, shape=(3,))
+        self.shifted = qd.field(qd.f32, shape=(4,), offset=(-2,))
+        self.sparse = qd.field(qd.f32)
+        qd.root.pointer(qd.i, 2).dense(qd.i, 2).place(self.sparse)
+
+    @qd.kernel
+    def step(self, dt: qd.f32):
+        self.g.fill(0.0)
+        for i, _ in qd.ndrange(*self.res):
+            v = self.p[i].pos + dt * self.g[0]
+            for k in qd.static(range(len(self.updates))):
+                v = self.updates[k](v)
+            self.p[i].pos = qd.min(v, self.upper)
+            self.p[i].m += 1.0

@@ -28,6 +28,8 @@ def main():
     kernels.k_state(st, config.Mode.FAST if v == 1 else config.Mode.EXACT)
     solver = kernels.Solver(iterations=2 if v == 1 else 3, mode=config.Mode.FAST)
     kernels.k_solver(x, solver, kernels.damp if v == 1 else kernels.boost)
+    particles = kernels.Particles(4 if v == 1 else 6, scene={"solver": solver})
+    particles.step(0.25)
     qd.sync()
     print(f"app: variant {v} ran, x[0] = {x.to_numpy()[0]:.6f}")
 
