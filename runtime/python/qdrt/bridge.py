@@ -148,6 +148,17 @@ class _Plan:
         return self.kernel(*[g(args) for g in self.getters])
 
 
+def _holds_field(desc, depth=0):
+    """Whether a recorded description is or holds a field."""
+    if isinstance(desc, dict):
+        if "field" in desc or "struct_field" in desc:
+            return True
+        return depth < 8 and any(_holds_field(v, depth + 1) for v in desc.values())
+    if isinstance(desc, list):
+        return depth < 8 and any(_holds_field(v, depth + 1) for v in desc)
+    return False
+
+
 class _Refusal:
     """A cached 'the store does not serve this call': the reason, and the objects whose
     identities are in the key (kept alive, as a plan keeps them)."""
@@ -283,6 +294,9 @@ class _Bridge:
         desc, texts = {}, {}
         for m, v in zip(metas, args):
             desc[m.name], texts[m.name] = self.describe(m.annotation, v)
+            if _holds_field(desc[m.name]):
+                raise _Fallback(f"'{m.name}' is or holds a qd.field (fields stay in Quadrants' "
+                                "memory: the bridge does not pass fields)")
         k = store.kernel(kid)
         built = k.instances
         idx, segments = instances.select_segments(built, desc, texts)

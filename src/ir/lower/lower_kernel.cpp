@@ -171,9 +171,6 @@ Val Lowerer::template_value(const sema::Param& p, int32_t index, const ast::Pos&
     if (const sema::Value* type = item("__type__")) {
       return eval_type_text(type->s, pos);  // a dtype or vector type given as the value
     }
-    if (item("__field__") != nullptr || item("__struct_field__") != nullptr) {
-      return field_member(p.name, *v, {k_object_members, index}, pos);  // a field as template
-    }
     if (const sema::Value* bad = item("__unsupported__")) {
       fail(pos, "QD207",
            "template parameter '" + p.name + "': the recorded value cannot be " +
@@ -370,6 +367,13 @@ void Lowerer::declare_params() {
       }
       case PK::data_oriented:  // a method kernel's self: a template value (Quadrants)
       case PK::template_: {
+        if (v != nullptr && v->is_table &&
+            (v->table.contains("__field__") || v->table.contains("__struct_field__"))) {
+          // A field given as the template value (Quadrants' own tensor_to_ext_arr(tensor,
+          // arr)): the field is the argument, in the parameter's place.
+          b->value = field_member(sp.name, *v, {index}, pos);
+          break;
+        }
         Param p;
         p.name = sp.name;
         p.text = sp.type.text;
