@@ -12,7 +12,8 @@ For each scene (tests/genesis/scenes, recorded as tests/genesis/<scene>.qdrecord
                  (on the CPU every Genesis loop is serialized, para_level NEVER, so a kernel is one
                  serial task: the edit recompiles the kernels whose task holds the loop)
 
-Usage: genesis_build_bench.py [--scenes franka,go2] [--qdbuild PATH] [--python GENESIS_PY]
+Usage: genesis_build_bench.py [--scenes franka,go2,sph,pbd,mpm] [--qdbuild PATH]
+                              [--python GENESIS_PY]
 Prints one block per scene and the ratio (Quadrants cold compile / qdbuild cold build).
 """
 import argparse
@@ -27,7 +28,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCENES = os.path.join(ROOT, "tests", "genesis", "scenes")
-SCENE_ARGS = {"franka": ["franka.py", "--steps", "1"], "go2": ["go2.py", "--steps", "1"]}
+SCENE_ARGS = {"franka": ["franka.py", "--steps", "1"], "go2": ["go2.py", "--steps", "1"],
+              **{s: ["particles.py", "--solver", s, "--steps", "1"] for s in ("sph", "pbd", "mpm")}}
 EDIT_FILE = os.path.join("genesis", "engine", "solvers", "rigid", "constraint", "solver.py")
 
 
@@ -40,7 +42,8 @@ def site_packages():
 def qdbuild_build(qdbuild, site, tree, record, store):
     t0 = time.perf_counter()
     p = subprocess.run([qdbuild, "build", "--root", site, os.path.join(tree, "genesis"),
-                        os.path.join(tree, "quadrants", "_kernels.py"), "--instances", record,
+                        os.path.join(tree, "quadrants", "_kernels.py"),
+                        os.path.join(tree, "quadrants", "_funcs.py"), "--instances", record,
                         "--store", store, "--json"], capture_output=True, text=True)
     wall = time.perf_counter() - t0
     doc = json.loads(p.stdout) if p.stdout.strip().startswith("{") else {}
@@ -67,7 +70,8 @@ def incremental(qdbuild, site, record, tmp):
                         ignore=lambda d, names: [n for n in names if not n.endswith(".py") and
                                                  not os.path.isdir(os.path.join(d, n))])
     os.makedirs(os.path.join(tree, "quadrants"), exist_ok=True)
-    shutil.copy(os.path.join(site, "quadrants", "_kernels.py"), os.path.join(tree, "quadrants"))
+    for f in ("_kernels.py", "_funcs.py"):
+        shutil.copy(os.path.join(site, "quadrants", f), os.path.join(tree, "quadrants"))
     store = os.path.join(tmp, "inc-store")
     rc, first, _, err = qdbuild_build(qdbuild, tree, tree, record, store)
     if rc != 0:
@@ -93,7 +97,7 @@ def incremental(qdbuild, site, record, tmp):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--scenes", default="franka,go2")
+    ap.add_argument("--scenes", default="franka,go2,sph,pbd,mpm")
     ap.add_argument("--qdbuild", default=os.path.join(ROOT, "build", "bin", "qdbuild"))
     ap.add_argument("--python", default=os.path.join(ROOT, "build", "genesis-venv", "bin",
                                                      "python"))
@@ -112,9 +116,11 @@ def main():
             store = os.path.join(tmp, f"{scene}-store")
             rc, doc, wall, err = qdbuild_build(opts.qdbuild, site, site, record, store)
             print(f"== {scene}")
-            if rc != 0:
+            if rc != 0 and not doc.get("failed"):
                 print(f"  qdbuild build exited {rc}: {err[-1500:]}")
                 continue
+            if doc.get("failed"):
+                print(f"  not built: {', '.join(doc['failed'])} (the rest is timed)")
             print(f"  qdbuild cold build: {doc['kernels']} kernels, {doc['instances']} instances, "
                   f"{doc['tasks']['compiled']} tasks, {wall:.1f}s")
             if not opts.no_quadrants:

@@ -6,8 +6,9 @@ An instance for a kernel the scenes did not call is assembled from what the reco
 dataclass parameter takes the recorded description of its class (the scenes pass the same
 array_class structures to many kernels), a qd.template() or partial ndarray parameter the value
 recorded for a parameter of the same name (a config object, a flag). Primitive parameters need
-nothing. A kernel with a parameter none of that covers (a @qd.data_oriented self, a template
-nobody recorded) is counted as "no instance" with the reason. Assembled instances are plausible,
+nothing; a @qd.data_oriented method's self, the union of what the recorded method kernels of
+the same class read of theirs. A kernel with a parameter none of that covers (a self of a class
+no scene recorded, a template nobody recorded) is counted as "no instance" with the reason. Assembled instances are plausible,
 not observed: the count says what would build given an instance, not that those instances run.
 
 Usage: genesis_coverage.py [--records tests/genesis/franka.qdrecord.json,...] [--qdbuild PATH]
@@ -65,27 +66,49 @@ def kernels_of(site):
     return out
 
 
+def merge_objects(a, b):
+    """The union of two recorded object descriptions (members of both, recursively)."""
+    if not (isinstance(a, dict) and isinstance(b, dict) and "object" in a and "object" in b):
+        return a
+    fields = dict(a.get("fields", {}))
+    for k, v in b.get("fields", {}).items():
+        fields[k] = merge_objects(fields[k], v) if k in fields else v
+    return {**a, "fields": fields}
+
+
 def knowledge(records):
-    """From recorded instances: dataclass descriptions by class name, parameter values by name."""
-    by_class, by_name, recorded = {}, {}, {}
+    """From recorded instances: dataclass descriptions by class name, parameter values by name,
+    and the union of the recorded `self` of each class's method kernels (each records only what
+    its own trace read) by the class that defines them ("module:Class")."""
+    by_class, by_name, recorded, by_owner = {}, {}, {}, {}
     for rec in records:
         doc = json.load(open(rec))
         for kid, insts in doc["kernels"].items():
             recorded.setdefault(kid, []).extend(insts)
+            owner = kid.rsplit(".", 1)[0] if "." in kid.split(":", 1)[1] else None
             for inst in insts:
                 for name, d in inst["params"].items():
                     if isinstance(d, dict) and "dataclass" in d:
                         by_class.setdefault(d["dataclass"].rsplit(".", 1)[-1], d)
+                    if name == "self" and owner and isinstance(d, dict) and "template" in d:
+                        have = by_owner.get(owner)
+                        by_owner[owner] = d["template"] if have is None else merge_objects(
+                            have, d["template"])
+                        continue
                     by_name.setdefault(name, d)
-    return by_class, by_name, recorded
+    return by_class, by_name, recorded, by_owner
 
 
-def assemble(params, by_class, by_name):
+def assemble(kid, params, by_class, by_name, by_owner):
     """(params description, None) or (None, the reason there is none)."""
     out = {}
     for name, ann in params:
         if name == "self":
-            return None, "a @qd.data_oriented method (self)"
+            owner = kid.rsplit(".", 1)[0]
+            if owner not in by_owner:
+                return None, "a @qd.data_oriented method (self) of a class no scene recorded"
+            out[name] = {"template": by_owner[owner]}
+            continue
         last = re.sub(r"\(.*\)$", "", ann or "").rsplit(".", 1)[-1]
         if ann is not None and last in PRIMITIVES:
             continue
@@ -105,7 +128,8 @@ def assemble(params, by_class, by_name):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--records", default=",".join(
-        os.path.join(ROOT, "tests", "genesis", f"{s}.qdrecord.json") for s in ("franka", "go2")))
+        os.path.join(ROOT, "tests", "genesis", f"{s}.qdrecord.json")
+        for s in ("franka", "go2", "sph", "pbd", "mpm")))
     ap.add_argument("--qdbuild", default=os.path.join(ROOT, "build", "bin", "qdbuild"))
     opts = ap.parse_args()
     site = site_packages()
@@ -113,7 +137,7 @@ def main():
         print("genesis_coverage: no build/genesis-venv (scripts/setup.sh)")
         return 125
     records = opts.records.split(",")
-    by_class, by_name, recorded = knowledge(records)
+    by_class, by_name, recorded, by_owner = knowledge(records)
     kernels = kernels_of(site)
     doc = {"format": "qdrt-record 1", "kernels": {}, "defines": {}}
     for rec in records:
@@ -124,7 +148,7 @@ def main():
         if kid in recorded:
             n_recorded += 1
             continue  # the records give these
-        desc, why = assemble(params, by_class, by_name)
+        desc, why = assemble(kid, params, by_class, by_name, by_owner)
         if desc is None:
             missing[why] += 1
             continue
@@ -135,7 +159,8 @@ def main():
         with open(synthetic, "w") as f:
             json.dump(doc, f)
         args = [opts.qdbuild, "build", "--root", site, os.path.join(site, "genesis"),
-                os.path.join(site, "quadrants", "_kernels.py"), "--store",
+                os.path.join(site, "quadrants", "_kernels.py"),
+                os.path.join(site, "quadrants", "_funcs.py"), "--store",
                 os.path.join(tmp, "store")]
         for rec in records + [synthetic]:
             args += ["--instances", rec]

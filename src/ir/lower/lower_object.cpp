@@ -336,6 +336,23 @@ Val Lowerer::template_member(Object& o, std::string_view attr, const ast::Pos& p
   const sema::ConfigValue* given = table_item(o.values, attr);
   if (given == nullptr) {
     if (o.cls != sema::k_none) {
+      const sema::Program& p = *m_in.program;
+      sema::Entity c;
+      c.kind = sema::Entity::Kind::class_;
+      c.cls = o.cls;
+      c.module = p.classes[o.cls].module;
+      c.path = sema::class_path(p, o.cls);
+      sema::Entity::Kind k = sema::member_of(p, c, attr).kind;
+      if (o.values != nullptr &&
+          (k == sema::Entity::Kind::unknown || k == sema::Entity::Kind::undefined)) {
+        // An attribute of the object (set in __init__), not of its class: only the instance
+        // can give it, and this one does not (a record holds what the kernel's trace read).
+        fail(pos, "QD207",
+             "the object '" + o.path + "' (" + o.class_name + ") has no member '" +
+                 std::string(attr) +
+                 "' in the instance (a recorded run describes what the kernel read: record a "
+                 "run that calls this kernel)");
+      }
       return class_attribute(o.cls, attr, pos, &o);  // a class constant, a method
     }
     fail(pos, "QD207",
