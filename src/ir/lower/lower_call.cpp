@@ -506,8 +506,9 @@ void Lowerer::reject_out_of_reach(const std::string& path, const ast::Pos& pos) 
   }
   if (path == "field" || path.ends_with(".field") || path == "root" || starts("root.")) {
     fail(pos, "QD201",
-         q + ": fields (qd.field and SNodes) are not supported in compiled kernels (they live in "
-             "Quadrants' own memory); pass a qd.ndarray parameter instead");
+         q + ": a field cannot be made in a kernel (fields and SNodes are made in Python before "
+             "kernels run; a kernel reads the fields of its data_oriented object, "
+             "docs/language.md 1.11)");
   }
 }
 
@@ -518,6 +519,9 @@ Val Lowerer::call_api(const std::string& path, const ast::Call* c, std::vector<V
     return Val::of_api("lang.impl.get_runtime()");
   }
   reject_out_of_reach(path, pos);
+  if (path == "svd" || path == "math.svd") {
+    return call_svd(c, args);  // lower_svd.cpp
+  }
   if (path == "static") {
     if (args.size() != 1) {
       if (args.empty()) {

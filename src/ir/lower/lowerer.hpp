@@ -222,6 +222,7 @@ private:
   Val call_math(const std::string& name, const ast::Call* c, std::vector<Val>& args);
   Val call_numpy(const std::string& name, const ast::Call* c, std::vector<Val>& args);
   Val call_atomic(const std::string& name, const ast::Call* c);
+  Val call_svd(const ast::Call* c, std::vector<Val>& args);  // qd.svd (lower_svd.cpp)
   void reject_out_of_reach(const std::string& path, const ast::Pos& pos);
   Val call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& args,
                 std::vector<BindingRef>& refs, size_t bound_first = 0);

@@ -14,6 +14,7 @@ from .mathlib import (abs, acos, asin, atan2, ceil, cos, exp, floor, log, max, m
                       raw_div, raw_mod, round, rsqrt, select, sin, sqrt, tan, tanh)
 from .matrix import Matrix, Vector  # noqa: F401
 from .ops import cast  # noqa: F401
+from .svd import svd  # noqa: F401
 
 IS_REFERENCE_STANDIN = True
 int32, int64, float32, float64 = i32, i64, f32, f64
