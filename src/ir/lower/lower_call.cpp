@@ -522,6 +522,9 @@ Val Lowerer::call_api(const std::string& path, const ast::Call* c, std::vector<V
   if (path == "svd" || path == "math.svd") {
     return call_svd(c, args);  // lower_svd.cpp
   }
+  if (path == "Struct") {
+    return local_struct(c, args);  // lower_field.cpp
+  }
   if (path == "static") {
     if (args.size() != 1) {
       if (args.empty()) {
@@ -1128,6 +1131,11 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
       b->what = "dataclass parameter";
       bindings.emplace_back(name, b);
       continue;
+    }
+    if (v.kind == Val::Kind::object && v.obj->local_struct && !by_ref) {
+      unsupported(arg_ast[k] != nullptr ? arg_ast[k]->pos : c->pos,
+                  "passing a qd.Struct to the parameter '" + name +
+                      "', which is not qd.template() (take it as a qd.template() parameter)");
     }
     if (v.kind == Val::Kind::object && v.obj->parent != nullptr) {
       unsupported(arg_ast[k] != nullptr ? arg_ast[k]->pos : c->pos,

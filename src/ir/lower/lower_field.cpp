@@ -224,6 +224,47 @@ void Lowerer::assign_struct_element(const ast::Subscript* target, const Val& val
   }
 }
 
+Val Lowerer::local_struct(const ast::Call* c, std::vector<Val>& args) {
+  if (!args.empty()) {
+    unsupported(c->pos, "qd.Struct with positional arguments (give its members by keyword)");
+  }
+  auto o = std::make_shared<Object>();
+  o->local_struct = true;
+  o->class_name = "qd.Struct";
+  o->path = "qd.Struct(...)";
+  static int64_t serial = 0;
+  for (const ast::Keyword* kw : c->keywords) {
+    if (ast::is_absent(kw->arg)) {
+      unsupported(kw->pos, "**kwargs in qd.Struct(...)");
+    }
+    Val v = eval(kw->value);
+    if (!v.is_runtime() && !v.is_py_number()) {
+      type_error(kw->pos, "a qd.Struct member is a number, a vector or a matrix; '" +
+                              std::string(kw->arg) + "' is " + v.describe());
+    }
+    // A variable per member, declared under a name no Python code can spell.
+    std::string hidden = "\x01qd.Struct#" + std::to_string(serial++) + "." + std::string(kw->arg);
+    o->locals[std::string(kw->arg)] = declare(hidden, v, kw->pos);
+  }
+  Val out;
+  out.kind = Val::Kind::object;
+  out.obj = std::move(o);
+  return out;
+}
+
+Object* Lowerer::local_struct_of(const ast::Expr* e) {
+  const auto* n = e->as<ast::Name>();
+  if (n == nullptr) {
+    return nullptr;
+  }
+  BindingRef b = find_local(n->id);
+  if (b == nullptr || b->kind != Binding::Kind::value || b->value.kind != Val::Kind::object ||
+      !b->value.obj->local_struct) {
+    return nullptr;
+  }
+  return b->value.obj.get();
+}
+
 Val Lowerer::field_attribute(const Val& field, std::string_view attr, const ast::Pos& pos,
                              bool* ok) {
   const Param& p = m_kernel->params[field.param];

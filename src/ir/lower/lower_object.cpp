@@ -196,6 +196,21 @@ Val Lowerer::object_member(const Val& base, std::string_view attr, const ast::Po
   if (o.parent != nullptr) {
     return struct_element_member(o, attr, pos);  // sf[i, j].member
   }
+  if (o.local_struct) {
+    auto it = o.locals.find(attr);
+    if (it == o.locals.end()) {
+      fail(pos, "QD206", "the qd.Struct has no member '" + std::string(attr) + "'");
+    }
+    const Binding& b = *it->second;
+    if (b.kind == Binding::Kind::tensor_var) {
+      std::vector<const Expr*> elems;
+      for (int32_t var : b.vars) {
+        elems.push_back(m_kernel->var_ref(var));
+      }
+      return Val::of_tensor(std::move(elems), b.rows, b.cols, b.dtype);
+    }
+    return Val::of_scalar(m_kernel->var_ref(b.var));
+  }
   auto hit = o.members.find(attr);
   if (hit != o.members.end()) {
     return hit->second;

@@ -326,6 +326,10 @@ void Lowerer::assign_to(const ast::Expr* target, const Val& value, const ast::Po
 
 void Lowerer::lower_assign(const ast::Assign* s) {
   Val v = eval(s->value);
+  if (v.kind == Val::Kind::object && v.obj->local_struct && s->value->as<ast::Call>() == nullptr) {
+    unsupported(s->pos, "copying a qd.Struct value (Quadrants makes a copy; build a new one "
+                        "with qd.Struct(...) and assign its members)");
+  }
   if (frame().python || is_static_call(s->value)) {
     // `W = qd.static(x)`: the name is bound to the compile-time value itself (Quadrants'
     // static assign: no variable is created, `qd.static(W)` later sees the value).
@@ -607,8 +611,8 @@ bool Lowerer::is_lvalue_expr(const ast::Expr* target) {
            is_lvalue_expr(s->value);
   }
   if (const auto* a = target->as<ast::Attribute>()) {
-    if (struct_element_of(a->value) != nullptr) {
-      return true;  // sf[i, j].member
+    if (struct_element_of(a->value) != nullptr || local_struct_of(a->value) != nullptr) {
+      return true;  // sf[i, j].member, s.member of a qd.Struct
     }
     return is_swizzle(a->attr) && is_lvalue_expr(a->value);
   }
@@ -785,6 +789,13 @@ Lowerer::LValue Lowerer::lvalue(const ast::Expr* target, bool snapshot) {
     }
     if (struct_element_of(a->value) != nullptr) {
       return struct_member_lvalue(a, snapshot);  // sf[i, j].member
+    }
+    if (Object* st = local_struct_of(a->value)) {
+      auto it = st->locals.find(a->attr);
+      if (it == st->locals.end()) {
+        fail(a->pos, "QD206", "the qd.Struct has no member '" + std::string(a->attr) + "'");
+      }
+      return lvalue_of_binding(it->second, target);  // s.member of a qd.Struct
     }
     LValue base = lvalue(a->value, snapshot);
     if (base.kind != LValue::Kind::tensor || base.cols != 0) {

@@ -115,6 +115,8 @@ private:
   LValue struct_member_lvalue(const ast::Attribute* a, bool snapshot);
   void assign_struct_element(const ast::Subscript* target, const Val& value, const ast::Pos& pos);
   Val fill_array(int32_t param, const Val& value, const ast::Pos& pos);
+  Val local_struct(const ast::Call* c, std::vector<Val>& args);  // qd.Struct(a=..., b=...)
+  Object* local_struct_of(const ast::Expr* e);  // a name bound to a qd.Struct value, else null
   // f.n / f.m / f.ndim (a vector/matrix field's element), f.snode.ptr.offset; *ok false: not one
   Val field_attribute(const Val& field, std::string_view attr, const ast::Pos& pos, bool* ok);
   Val py_value(const sema::Value& v);  // enum members as their values

@@ -97,6 +97,10 @@ struct Object : std::enable_shared_from_this<Object> {
   bool struct_field = false;
   std::shared_ptr<Object> parent;
   std::vector<Val> index;
+  // A qd.Struct(...) value made in the kernel (lower_field.cpp): each member a variable of its
+  // own, shared by every binding of the object (a qd.template() parameter takes it by reference).
+  bool local_struct = false;
+  std::map<std::string, std::shared_ptr<struct Binding>, std::less<>> locals;
 };
 
 // A place that can be assigned: a scalar variable, an array element, or a tensor of them.

@@ -122,3 +122,31 @@ class Chain:
             for k in qd.static(range(len(self.ops))):
                 v = self.ops[k](v)
             self.out[i] = v
+
+
+@qd.func
+def gather(i, ret: qd.template(), w):
+    ret.total += w * i
+    ret.count += 1
+    ret.dv[i % 3] += w
+    ret.dv += qd.Vector([0.0, 0.0, 0.5])
+
+
+@qd.func
+def visit(n, ret: qd.template(), task: qd.template()):
+    for j in range(n):
+        task(j, ret, 0.25 * j)
+
+
+@qd.kernel
+def local_struct(out: qd.types.NDArray[qd.f32, 1], counts: qd.types.NDArray[qd.i32, 1]):
+    """qd.Struct values passed by reference through funcs (Genesis's DFSPH solver: a neighbour
+    loop accumulating several quantities into one struct)."""
+    for i in range(counts.shape[0]):
+        ret = qd.Struct(total=0.0, count=0, dv=qd.Vector.zero(qd.f32, 3))
+        visit(i + 2, ret, gather)
+        out[4 * i] = ret.total
+        out[4 * i + 1] = ret.dv[0]
+        out[4 * i + 2] = ret.dv[1] + ret.dv[2]
+        out[4 * i + 3] = ret.dv.sum()
+        counts[i] = ret.count

@@ -44,4 +44,6 @@ CASES = [
     {"name": "fields_bound_methods", "kernel": "fields_k:Chain.run", "params": ["self"],
      "args": [{"object": "Chain", "fields": {"out": arr("f32", (4,), lambda i: i * 0.25)}}],
      "outputs": ["0.out"]},
+    {"name": "fields_local_struct", "kernel": "fields_k:local_struct", "params": ["out", "counts"],
+     "args": [arr("f32", (16,)), arr("i32", (4,))], "outputs": [0, 1]},
 ]

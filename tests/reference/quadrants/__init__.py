@@ -9,6 +9,7 @@ from .dtypes import f16, f32, f64, i8, i16, i32, i64, u1, u8, u16, u32, u64  # n
 from .expressions import static  # noqa: F401
 from .fields import Layout, StructField, field  # noqa: F401
 from .kernel import Template, data_oriented, func, kernel, template  # noqa: F401
+from .local_struct import Struct  # noqa: F401
 from .loops import grouped, ndrange  # noqa: F401
 from .mathlib import (abs, acos, asin, atan2, ceil, cos, exp, floor, log, max, min, pow,  # noqa: F401
                       raw_div, raw_mod, round, rsqrt, select, sin, sqrt, tan, tanh)

@@ -13,6 +13,7 @@ from . import mathlib, printing
 from .loops import kernel_range
 from .lvalues import ArrayLV, CellLV, ComponentLV
 from .fields import StructElement, StructElementLV, StructField
+from .local_struct import Struct
 from .ndarray import ArrayArg
 from .ops import binop, cast, is_typed, logical, truth, typed, unop
 from .tensor_methods import swizzle_indices
@@ -319,6 +320,9 @@ class ExpressionEvaluator:
         if isinstance(node, ast.Attribute):
             if self.struct_field_of(node.value) is not None:
                 return True  # sf[i, j].member
+            if isinstance(node.value, ast.Name) and isinstance(self.lookup(node.value.id),
+                                                               Struct):
+                return True  # s.member of a qd.Struct
             return swizzle_indices(node.attr) is not None and self.is_place(node.value)
         return False
 
@@ -352,6 +356,10 @@ class ExpressionEvaluator:
             if sf is not None:
                 element = StructElement(sf, self.index_list(node.value.slice))
                 return element.member_lvalue(node.attr, self.ctx)
+            if isinstance(node.value, ast.Name):
+                base = self.lookup(node.value.id)
+                if isinstance(base, Struct):
+                    return CellLV(base.cell(node.attr), self.ctx)
             parent = self.lvalue(node.value)
             ks = swizzle_indices(node.attr)
             if ks is None:
