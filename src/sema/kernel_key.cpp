@@ -165,7 +165,7 @@ bool is_init_param(const Program& p, ClassId cls, std::string_view name) {
 }
 
 void data_oriented_layout(const Program& p, ClassId cls, const ConfigValue* values,
-                          const std::string& where, CompoundLayout& out, int depth) {
+                          const std::string& where, CompoundLayout& out, int depth, bool partial) {
   bool baked = template_primitives(p, cls);
   out.text += "data_oriented " + class_path(p, cls) +
               "(template_primitives=" + (baked ? "True" : "False") + "){";
@@ -185,18 +185,18 @@ void data_oriented_layout(const Program& p, ClassId cls, const ConfigValue* valu
       continue;
     }
     const ConfigValue* given = table_item(values, m->name);
-    if (values != nullptr && values->is_table && given == nullptr) {
-      // The instance describes the object (a recorded run: the members the kernel's trace read)
-      // without this member: the kernel does not read it (lowering says so if it does, QD207).
-      out.text += "<not in the instance>";
-      continue;
-    }
+    // The instance describes the object (a recorded run: the members the kernel's trace read)
+    // without this member, which only an instance could give: the kernel does not read it
+    // (lowering says so if it does, QD207).
+    bool not_read = partial && given == nullptr;
     if (const auto* n = m->value->as<ast::Name>(); n != nullptr && is_init_param(p, owner, n->id)) {
       // Set from an __init__ argument: its value comes from an instance.
       if (given != nullptr && !given->is_table) {
         out.text += type_name(given->scalar) + (baked ? " = " + repr(given->scalar) : "");
       } else if (given != nullptr) {
         out.text += "<an object, in the instance>";  // (self._sim = sim: described there)
+      } else if (not_read) {
+        out.text += "<not in the instance>";
       } else {
         out.text += "<from __init__ argument '" + std::string(n->id) + "'>";
         if (baked) {
@@ -218,7 +218,8 @@ void data_oriented_layout(const Program& p, ClassId cls, const ConfigValue* valu
         break;
       case EK::instance:
         if (is_data_oriented(p, e.cls)) {
-          data_oriented_layout(p, e.cls, given, member_where, out, depth + 1);
+          data_oriented_layout(p, e.cls, given, member_where, out, depth + 1,
+                               partial || given != nullptr);
         } else if (p.classes[e.cls].dataclass) {
           dataclass_layout(p, e.cls, given, member_where, out, depth + 1);
         } else {
@@ -365,7 +366,8 @@ std::string instance_text(const Signature& sig, const Instance* inst,
 CompoundLayout compound_layout(const Program& p, const Param& param, const ConfigValue* values) {
   CompoundLayout out;
   if (param.type.kind == PK::data_oriented) {
-    data_oriented_layout(p, param.type.cls, values, param.name, out, 0);
+    data_oriented_layout(p, param.type.cls, values, param.name, out, 0,
+                         values != nullptr && values->is_table);
   } else if (param.type.kind == PK::dataclass) {
     dataclass_layout(p, param.type.cls, values, param.name, out, 0);
   }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Every example of docs/language.md compiles (label docs): each ```python block that starts with
 `import quadrants as qd` is written to its own file and built with `qdbuild build --json` into a
-fresh store; a block whose first kernel line says `# rejected: QDnnn` must fail (exit 1) with an
+fresh store (with the ```toml block that follows it, if any, as its qdbuild.toml: the instances
+it needs); a block whose first kernel line says `# rejected: QDnnn` must fail (exit 1) with an
 error of exactly that code and no other error code, every other block must build with no error and
 no skipped kernel.
 Usage: check_language_examples.py --qdbuild PATH [--doc docs/language.md]   Exit: 0 pass; 1 fail.
@@ -25,18 +26,26 @@ def main():
     a = ap.parse_args()
     a.qdbuild = str(Path(a.qdbuild).resolve())
     text = Path(a.doc).read_text()
-    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, re.S)
+    # A ```toml block right after an example gives its instances (qdbuild.toml); the example's
+    # file is then named after the module its instance keys name ("particles:Particles.step").
+    found = re.findall(r"```python\n(.*?)```(?:\s*```toml\n(.*?)```)?", text, re.S)
+    blocks = [(b, t) for b, t in found
               if b.startswith("import quadrants as qd") and "@qd.kernel" in b]
     failures = []
     tmp = Path(tempfile.mkdtemp(prefix="qd-docs-"))
     try:
-        for n, block in enumerate(blocks):
+        for n, (block, toml) in enumerate(blocks):
             w = tmp / f"ex{n}"
             w.mkdir()
-            (w / f"ex{n}.py").write_text(block)
+            module = f"ex{n}"
+            if toml:
+                named = re.search(r'instances\."(\w+):', toml)
+                module = named.group(1) if named else module
+                (w / "qdbuild.toml").write_text(toml)
+            (w / f"{module}.py").write_text(block)
             m = re.search(r"# rejected: (QD\d+)", block)
-            p = subprocess.run([a.qdbuild, "build", f"ex{n}.py", "--store", "st", "--json"], cwd=w,
-                               capture_output=True, text=True, timeout=300)
+            p = subprocess.run([a.qdbuild, "build", f"{module}.py", "--store", "st", "--json"],
+                               cwd=w, capture_output=True, text=True, timeout=300)
             try:
                 doc = json.loads(p.stdout)
             except ValueError:

@@ -250,8 +250,9 @@ Val Lowerer::from_entity(const sema::Entity& e, const ast::Pos& pos, std::string
     case EK::field:
       fail(pos, "QD201",
            "the field '" + std::string(what) +
-               "': fields (qd.field and SNodes) are not supported in compiled kernels (they live "
-               "in Quadrants' own memory); pass a qd.ndarray parameter instead");
+               "': a module-level field is not supported in compiled kernels (a kernel takes "
+               "the fields of its @qd.data_oriented object, docs/language.md 1.11); hold it in "
+               "such an object or pass a qd.ndarray parameter");
     case EK::ndarray:
       fail(pos, "QD206",
            "the ndarray '" + std::string(what) +

@@ -203,7 +203,7 @@ Val Lowerer::template_value(const sema::Param& p, int32_t index, const ast::Pos&
     // An object (a config object, a data_oriented instance): its members are compile-time
     // values; its ndarray members are arguments after the kernel's own.
     const sema::Value* named = item("__class__");
-    sema::ClassId cls = named != nullptr ? find_class(named->s) : sema::k_none;
+    sema::ClassId cls = named != nullptr ? find_class(named->s) : p.type.cls;
     bool dataclass = cls != sema::k_none && m_in.program->classes[cls].dataclass;
     return make_object(dataclass, cls, named != nullptr ? named->s : "?", p.name, v,
                        {k_object_members, index});

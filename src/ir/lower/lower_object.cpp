@@ -349,6 +349,12 @@ Val Lowerer::dataclass_member(Object& o, std::string_view attr, const ast::Pos& 
 Val Lowerer::template_member(Object& o, std::string_view attr, const ast::Pos& pos) {
   std::string where = o.path + "." + std::string(attr);
   const sema::ConfigValue* given = table_item(o.values, attr);
+  if (given == nullptr && o.struct_field && (attr == "grad" || attr == "dual")) {
+    fail(pos, "QD201",
+         "'" + where +
+             "': autodiff is not supported in compiled kernels (qdbuild builds forward kernels "
+             "only: no gradient fields); run gradient kernels under Quadrants");
+  }
   if (given == nullptr) {
     if (o.cls != sema::k_none) {
       const sema::Program& p = *m_in.program;
@@ -358,6 +364,15 @@ Val Lowerer::template_member(Object& o, std::string_view attr, const ast::Pos& p
       c.module = p.classes[o.cls].module;
       c.path = sema::class_path(p, o.cls);
       sema::Entity::Kind k = sema::member_of(p, c, attr).kind;
+      if (k == sema::Entity::Kind::unknown || k == sema::Entity::Kind::undefined) {
+        // An attribute set in __init__ to something the source alone gives (self.a = 3,
+        // self.child = Child()): that value.
+        bool ok = false;
+        Val v = static_member(o, attr, pos, &ok);
+        if (ok) {
+          return v;
+        }
+      }
       if (o.values != nullptr &&
           (k == sema::Entity::Kind::unknown || k == sema::Entity::Kind::undefined)) {
         // An attribute of the object (set in __init__), not of its class: only the instance
@@ -377,6 +392,34 @@ Val Lowerer::template_member(Object& o, std::string_view attr, const ast::Pos& p
   std::vector<int32_t> order = o.order;
   order.push_back(static_cast<int32_t>(o.members.size()));
   return recorded_value(where, *given, std::move(order), pos);
+}
+
+Val Lowerer::static_member(Object& o, std::string_view attr, const ast::Pos& pos, bool* ok) {
+  const sema::Program& p = *m_in.program;
+  *ok = false;
+  (void)pos;
+  for (auto [owner, m] : sema::all_members(p, o.cls)) {
+    if (m->name != attr || m->value == nullptr) {
+      continue;
+    }
+    int32_t module = p.classes[owner].module;
+    sema::Entity e = sema::resolve_expr(p, module, m->value);
+    if (e.kind == sema::Entity::Kind::instance && e.cls != sema::k_none) {
+      // A member object the constructor makes (self.child = Child()): its own members from its
+      // class, in turn.
+      std::vector<int32_t> order = o.order;
+      order.push_back(static_cast<int32_t>(o.members.size()));
+      *ok = true;
+      return make_object(p.classes[e.cls].dataclass, e.cls, "", o.path + "." + std::string(attr),
+                         nullptr, std::move(order));
+    }
+    if (e.kind == sema::Entity::Kind::value && e.value.known()) {
+      *ok = true;
+      return py_value(e.value);
+    }
+    return Val();  // set from an argument, an array: only an instance gives it
+  }
+  return Val();
 }
 
 Val Lowerer::recorded_value(const std::string& where, const sema::ConfigValue& value,

@@ -99,6 +99,9 @@ private:
   Val object_member(const Val& base, std::string_view attr, const ast::Pos& pos);
   Val dataclass_member(Object& o, std::string_view attr, const ast::Pos& pos);
   Val template_member(Object& o, std::string_view attr, const ast::Pos& pos);
+  // A member an object's instance does not hold, from its class's __init__ (self.a = 3, a
+  // constructed member object); *ok false when the source does not give it.
+  Val static_member(Object& o, std::string_view attr, const ast::Pos& pos, bool* ok);
   // A recorded value (a member of a template object, an item of a recorded tuple) as a Val.
   Val recorded_value(const std::string& where, const sema::ConfigValue& value,
                      std::vector<int32_t> order, const ast::Pos& pos);

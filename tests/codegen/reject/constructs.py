@@ -212,12 +212,12 @@ def stream_parallel(a: A, b: A) -> None:
 
 @qd.kernel
 def captured_field(a: F) -> None:
-    a[0] = FIELD[0]  # expect: 215:12 QD201 the field 'FIELD': fields (qd.field and SNodes) are
+    a[0] = FIELD[0]  # expect: 215:12 QD201 the field 'FIELD': a module-level field is not
 
 
 @qd.kernel
 def field_in_kernel(a: F) -> None:
-    f = qd.field(qd.f32, shape=4)  # expect: 220:9 QD201 qd.field: fields (qd.field and SNodes)
+    f = qd.field(qd.f32, shape=4)  # expect: 220:9 QD201 qd.field: a field cannot be made in a kernel
     a[0] = 1.0
 
 
