@@ -114,14 +114,14 @@ const Object* Lowerer::struct_element_of(const ast::Expr* e) {
     root = a->value;
   }
   const auto* n = root->as<ast::Name>();
-  if (n == nullptr || root == s->value) {
-    return nullptr;  // only a member chain (self.particles) names a struct field
+  if (n == nullptr) {
+    return nullptr;  // a member chain (self.particles) or a name (a func's parameter) only
   }
   BindingRef b = find_local(n->id);
   if (b == nullptr || b->kind != Binding::Kind::value || b->value.kind != Val::Kind::object) {
     return nullptr;
   }
-  Val base = eval(s->value);  // a member chain: no code, no side effect
+  Val base = eval(s->value);  // a name or a member chain: no code, no side effect
   return base.kind == Val::Kind::object && base.obj->struct_field ? base.obj.get() : nullptr;
 }
 
@@ -232,7 +232,6 @@ Val Lowerer::local_struct(const ast::Call* c, std::vector<Val>& args) {
   o->local_struct = true;
   o->class_name = "qd.Struct";
   o->path = "qd.Struct(...)";
-  static int64_t serial = 0;
   for (const ast::Keyword* kw : c->keywords) {
     if (ast::is_absent(kw->arg)) {
       unsupported(kw->pos, "**kwargs in qd.Struct(...)");
@@ -243,7 +242,8 @@ Val Lowerer::local_struct(const ast::Call* c, std::vector<Val>& args) {
                               std::string(kw->arg) + "' is " + v.describe());
     }
     // A variable per member, declared under a name no Python code can spell.
-    std::string hidden = "\x01qd.Struct#" + std::to_string(serial++) + "." + std::string(kw->arg);
+    std::string hidden =
+        "\x01qd.Struct#" + std::to_string(m_kernel->vars.size()) + "." + std::string(kw->arg);
     o->locals[std::string(kw->arg)] = declare(hidden, v, kw->pos);
   }
   Val out;

@@ -40,6 +40,14 @@ class Grid:
                 task(i, s, ret, b)
 
 
+@qd.func
+def settle(sf: qd.template(), i, b, floor):
+    """A struct field passed to a func and assigned through it."""
+    if sf[i, b].pos[2] < floor:
+        sf[i, b].pos[2] = floor
+        sf[i, b].vel *= 0.5
+
+
 @qd.data_oriented
 class Particles:
     def __init__(self, n, n_batch):
@@ -86,6 +94,11 @@ class Particles:
             self.reordered[self.ng[i, b].idx, b] = self.particles[i, b]
         for I in qd.grouped(self.mass):
             self.mass[I] += qd.static(self.particles.pos.shape[0] * 10 + len(self.mass.shape))
+
+    @qd.kernel
+    def floor(self, height: qd.f32):
+        for i, b in qd.ndrange(self.particles.pos.shape[0], self.particles.pos.shape[1]):
+            settle(self.particles, i, b, height)
 
     @qd.kernel
     def stats(self, out: qd.types.NDArray[qd.f32, 1]):

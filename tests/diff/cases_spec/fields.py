@@ -46,4 +46,7 @@ CASES = [
      "outputs": ["0.out"]},
     {"name": "fields_local_struct", "kernel": "fields_k:local_struct", "params": ["out", "counts"],
      "args": [arr("f32", (16,)), arr("i32", (4,))], "outputs": [0, 1]},
+    {"name": "fields_struct_field_to_func", "kernel": "fields_k:Particles.floor",
+     "params": ["self", "height"], "args": [particles(), 0.5],
+     "outputs": ["0.particles.pos", "0.particles.vel"]},
 ]

@@ -328,7 +328,8 @@ class ExpressionEvaluator:
 
     def struct_field_of(self, node):
         """The struct field `node` (sf[i, j]) indexes, else None."""
-        if not isinstance(node, ast.Subscript) or not isinstance(node.value, ast.Attribute):
+        if not isinstance(node, ast.Subscript) or not isinstance(node.value,
+                                                                 (ast.Attribute, ast.Name)):
             return None
         base = self.eval(node.value)
         return base if isinstance(base, StructField) else None
