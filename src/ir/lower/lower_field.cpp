@@ -125,39 +125,6 @@ const Object* Lowerer::struct_element_of(const ast::Expr* e) {
   return base.kind == Val::Kind::object && base.obj->struct_field ? base.obj.get() : nullptr;
 }
 
-Lowerer::LValue Lowerer::array_lvalue(int32_t param, const Expr* flat, bool snapshot,
-                                      const ast::Pos& pos) {
-  const Param& p = m_kernel->params[param];
-  int32_t n = p.element_count();
-  if (snapshot && n > 1) {
-    flat = materialize(Val::of_scalar(flat), pos).expr;
-  }
-  LValue lv;
-  if (p.element_shape.empty()) {
-    lv.kind = LValue::Kind::element;
-    lv.array = param;
-    lv.index = flat;
-    lv.type = p.dtype;
-    return lv;
-  }
-  lv.kind = LValue::Kind::tensor;
-  lv.rows = p.element_shape[0];
-  lv.cols = p.element_shape.size() > 1 ? p.element_shape[1] : 0;
-  lv.type = p.dtype;
-  const Expr* base_index =
-      m_kernel->binary(BinOp::mul, DType::i64, flat, m_kernel->constant_int(DType::i64, n));
-  for (int32_t k = 0; k < n; ++k) {
-    LValue part;
-    part.kind = LValue::Kind::element;
-    part.array = param;
-    part.type = p.dtype;
-    part.index =
-        m_kernel->binary(BinOp::add, DType::i64, base_index, m_kernel->constant_int(DType::i64, k));
-    lv.parts.push_back(part);
-  }
-  return lv;
-}
-
 Lowerer::LValue Lowerer::struct_member_lvalue(const ast::Attribute* a, bool snapshot) {
   Val el = eval(a->value);  // sf[i, j]: its index evaluated once, here
   Val parent;
@@ -331,11 +298,7 @@ Val Lowerer::fill_array(int32_t param, const Val& value, const ast::Pos& pos) {
   st->end = total;
   st->label = p.name + ".fill";
   st->var = k.new_var("", DType::i64);
-  Block* saved = m_block;
-  m_block = &st->body;
-  ++frame().runtime_depth;
-  m_loops.push_back(
-      Loop{parallel ? Loop::Kind::parallel : Loop::Kind::serial, 0, m_frames.size() - 1});
+  Block* saved = enter_loop(st, parallel ? Loop::Kind::parallel : Loop::Kind::serial);
   LValue lv = array_lvalue(param, k.var_ref(st->var), false, pos);
   if (lv.kind == LValue::Kind::tensor) {
     for (const LValue& part : lv.parts) {
@@ -344,9 +307,7 @@ Val Lowerer::fill_array(int32_t param, const Val& value, const ast::Pos& pos) {
   } else {
     write(lv, v, pos);
   }
-  m_loops.pop_back();
-  --frame().runtime_depth;
-  m_block = saved;
+  leave_loop(saved);
   return Val::of_py(sema::Value::none());
 }
 

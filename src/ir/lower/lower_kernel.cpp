@@ -176,29 +176,9 @@ Val Lowerer::template_value(const sema::Param& p, int32_t index, const ast::Pos&
            "template parameter '" + p.name + "': the recorded value cannot be " +
                "used: " + bad->s);
     }
-    if (const sema::Value* m = item("__module__")) {
-      int32_t mod = m_in.program->find_module(m->s);
-      if (mod == sema::k_none) {
-        fail(pos, "QD207",
-             "template parameter '" + p.name + "' holds the module '" + m->s +
-                 "', which is not in the files checked");
-      }
-      Val mv;
-      mv.kind = Val::Kind::module;
-      mv.module = mod;
-      return mv;
-    }
-    if (const sema::Value* c = item("__classref__")) {
-      sema::ClassId cls = find_class(c->s);
-      if (cls == sema::k_none) {
-        fail(pos, "QD207",
-             "template parameter '" + p.name + "' holds the class '" + c->s +
-                 "', which is not in the files checked");
-      }
-      Val cv;
-      cv.kind = Val::Kind::class_;
-      cv.cls = cls;
-      return cv;
+    Val held;
+    if (held_reference(*v, "template parameter '" + p.name + "'", pos, &held)) {
+      return held;  // a module or a class given as the value
     }
     // An object (a config object, a data_oriented instance): its members are compile-time
     // values; its ndarray members are arguments after the kernel's own.

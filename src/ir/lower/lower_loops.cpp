@@ -40,6 +40,20 @@ bool has_load(const Expr* e) {
 
 bool Lowerer::at_root() const { return m_block == &m_kernel->body; }
 
+Block* Lowerer::enter_loop(Stmt* st, Loop::Kind kind) {
+  Block* saved = m_block;
+  m_block = &st->body;
+  ++frame().runtime_depth;
+  m_loops.push_back(Loop{kind, 0, m_frames.size() - 1});
+  return saved;
+}
+
+void Lowerer::leave_loop(Block* saved) {
+  m_loops.pop_back();
+  --frame().runtime_depth;
+  m_block = saved;
+}
+
 const Expr* Lowerer::loop_bound(const Val& v, const ast::Pos& pos) {
   const Expr* e = to_scalar(v, pos);
   return m_kernel->cast(DType::i32, e);
@@ -396,11 +410,7 @@ void Lowerer::lower_range_for(const ast::For* s, const Expr* begin, const Expr* 
   st->end = end;
   st->label = loop_label(st->text);
   st->var = m_kernel->new_var(std::string(target->id), DType::i32);
-  Block* saved = m_block;
-  m_block = &st->body;
-  ++frame().runtime_depth;
-  m_loops.push_back(
-      Loop{parallel ? Loop::Kind::parallel : Loop::Kind::serial, 0, m_frames.size() - 1});
+  Block* saved = enter_loop(st, parallel ? Loop::Kind::parallel : Loop::Kind::serial);
   push_scope();
   auto b = std::make_shared<Binding>();
   b->kind = Binding::Kind::var;
@@ -410,9 +420,7 @@ void Lowerer::lower_range_for(const ast::For* s, const Expr* begin, const Expr* 
   frame().scopes.back()[std::string(target->id)] = b;
   lower_body(s->body);
   pop_scope();
-  m_loops.pop_back();
-  --frame().runtime_depth;
-  m_block = saved;
+  leave_loop(saved);
 }
 
 void Lowerer::lower_ndrange_for(const ast::For* s, const Val& nd, bool grouped) {
@@ -490,11 +498,7 @@ void Lowerer::lower_ndrange_for(const ast::For* s, const Val& nd, bool grouped) 
   st->end = total;
   st->label = loop_label(st->text);
   st->var = k.new_var("", DType::i64);
-  Block* saved = m_block;
-  m_block = &st->body;
-  ++frame().runtime_depth;
-  m_loops.push_back(
-      Loop{parallel ? Loop::Kind::parallel : Loop::Kind::serial, 0, m_frames.size() - 1});
+  Block* saved = enter_loop(st, parallel ? Loop::Kind::parallel : Loop::Kind::serial);
   push_scope();
   // The index variables; codegen decomposes the flat index (last dimension fastest).
   std::vector<int32_t> index_vars(dims, -1);  // per physical level
@@ -530,9 +534,7 @@ void Lowerer::lower_ndrange_for(const ast::For* s, const Val& nd, bool grouped) 
   }
   lower_body(s->body);
   pop_scope();
-  m_loops.pop_back();
-  --frame().runtime_depth;
-  m_block = saved;
+  leave_loop(saved);
 }
 
 void Lowerer::lower_while(const ast::While* s) {
@@ -541,18 +543,13 @@ void Lowerer::lower_while(const ast::While* s) {
   }
   Stmt* st = m_kernel->stmt(StmtKind::while_, s->pos.lineno);
   st->text = line_text(s->pos.lineno);
-  Block* saved = m_block;
-  m_block = &st->body;
-  ++frame().runtime_depth;
-  m_loops.push_back(Loop{Loop::Kind::serial, 0, m_frames.size() - 1});
+  Block* saved = enter_loop(st, Loop::Kind::serial);
   push_scope();
   Val test = eval(s->test);
   if (!test.is_runtime()) {
     if (!static_truth(test, s->test->pos)) {
       pop_scope();
-      m_loops.pop_back();
-      --frame().runtime_depth;
-      m_block = saved;
+      leave_loop(saved);
       return;  // `while False:` never runs
     }
   } else {
@@ -563,9 +560,7 @@ void Lowerer::lower_while(const ast::While* s) {
   }
   lower_body(s->body);
   pop_scope();
-  m_loops.pop_back();
-  --frame().runtime_depth;
-  m_block = saved;
+  leave_loop(saved);
   m_block->push_back(st);
 }
 

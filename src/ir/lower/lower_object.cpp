@@ -394,6 +394,31 @@ Val Lowerer::template_member(Object& o, std::string_view attr, const ast::Pos& p
   return recorded_value(where, *given, std::move(order), pos);
 }
 
+bool Lowerer::held_reference(const sema::ConfigValue& v, const std::string& what,
+                             const ast::Pos& pos, Val* out) {
+  if (const sema::ConfigValue* c = table_item(&v, "__classref__")) {
+    sema::ClassId cls = find_class(c->scalar.s);
+    if (cls == sema::k_none) {
+      fail(pos, "QD207",
+           what + " holds the class '" + c->scalar.s + "', which is not in the files checked");
+    }
+    out->kind = Val::Kind::class_;
+    out->cls = cls;
+    return true;
+  }
+  if (const sema::ConfigValue* m = table_item(&v, "__module__")) {
+    int32_t mod = m_in.program->find_module(m->scalar.s);
+    if (mod == sema::k_none) {
+      fail(pos, "QD207",
+           what + " holds the module '" + m->scalar.s + "', which is not in the files checked");
+    }
+    out->kind = Val::Kind::module;
+    out->module = mod;
+    return true;
+  }
+  return false;
+}
+
 Val Lowerer::static_member(Object& o, std::string_view attr, const ast::Pos& pos, bool* ok) {
   const sema::Program& p = *m_in.program;
   *ok = false;
@@ -453,30 +478,9 @@ Val Lowerer::recorded_value(const std::string& where, const sema::ConfigValue& v
     // A Quadrants type held by the object (a dtype, a vector type).
     return eval_type_text(type->scalar.s, pos);
   }
-  if (const sema::ConfigValue* c = table_item(given, "__classref__")) {
-    // A class held by the object (Genesis's self.MATERIAL, an IntEnum): its attributes.
-    sema::ClassId cls = find_class(c->scalar.s);
-    if (cls == sema::k_none) {
-      fail(pos, "QD207",
-           "member '" + where + "' holds the class '" + c->scalar.s +
-               "', which is not in the files checked");
-    }
-    Val cv;
-    cv.kind = Val::Kind::class_;
-    cv.cls = cls;
-    return cv;
-  }
-  if (const sema::ConfigValue* m = table_item(given, "__module__")) {
-    int32_t mod = m_in.program->find_module(m->scalar.s);
-    if (mod == sema::k_none) {
-      fail(pos, "QD207",
-           "member '" + where + "' holds the module '" + m->scalar.s +
-               "', which is not in the files checked");
-    }
-    Val mv;
-    mv.kind = Val::Kind::module;
-    mv.module = mod;
-    return mv;
+  Val held;
+  if (held_reference(*given, "member '" + where + "'", pos, &held)) {
+    return held;  // a class (Genesis's self.MATERIAL, an IntEnum) or a module
   }
   if (const sema::ConfigValue* n = table_item(given, "__tuple__")) {
     // A tuple / list holding objects: its items, each as a member would be.

@@ -619,6 +619,41 @@ bool Lowerer::is_lvalue_expr(const ast::Expr* target) {
   return false;
 }
 
+// The element of ndarray parameter `param` at flat element index `flat` as a place: a scalar
+// element, or the components of a vector / matrix element (snapshot: the index evaluated once).
+Lowerer::LValue Lowerer::array_lvalue(int32_t param, const Expr* flat, bool snapshot,
+                                      const ast::Pos& pos) {
+  const Param& p = m_kernel->params[param];
+  int32_t n = p.element_count();
+  if (snapshot && n > 1) {
+    flat = materialize(Val::of_scalar(flat), pos).expr;
+  }
+  LValue lv;
+  if (p.element_shape.empty()) {
+    lv.kind = LValue::Kind::element;
+    lv.array = param;
+    lv.index = flat;
+    lv.type = p.dtype;
+    return lv;
+  }
+  lv.kind = LValue::Kind::tensor;
+  lv.rows = p.element_shape[0];
+  lv.cols = p.element_shape.size() > 1 ? p.element_shape[1] : 0;
+  lv.type = p.dtype;
+  const Expr* base_index =
+      m_kernel->binary(BinOp::mul, DType::i64, flat, m_kernel->constant_int(DType::i64, n));
+  for (int32_t k = 0; k < n; ++k) {
+    LValue part;
+    part.kind = LValue::Kind::element;
+    part.array = param;
+    part.type = p.dtype;
+    part.index =
+        m_kernel->binary(BinOp::add, DType::i64, base_index, m_kernel->constant_int(DType::i64, k));
+    lv.parts.push_back(part);
+  }
+  return lv;
+}
+
 Lowerer::LValue Lowerer::lvalue(const ast::Expr* target, bool snapshot) {
   if (const auto* n = target->as<ast::Name>()) {
     BindingRef b = find_local(n->id);
@@ -663,36 +698,7 @@ Lowerer::LValue Lowerer::lvalue(const ast::Expr* target, bool snapshot) {
                            "one element: a[i][1:3])");
       }
       if (base.kind == Val::Kind::array) {
-        const Param& p = m_kernel->params[base.param];
-        const Expr* flat = array_index(base.param, idx, s->pos);
-        int32_t n = p.element_count();
-        if (snapshot && n > 1) {
-          flat = materialize(Val::of_scalar(flat), s->pos).expr;
-        }
-        LValue lv;
-        if (p.element_shape.empty()) {
-          lv.kind = LValue::Kind::element;
-          lv.array = base.param;
-          lv.index = flat;
-          lv.type = p.dtype;
-          return lv;
-        }
-        lv.kind = LValue::Kind::tensor;
-        lv.rows = p.element_shape[0];
-        lv.cols = p.element_shape.size() > 1 ? p.element_shape[1] : 0;
-        lv.type = p.dtype;
-        const Expr* base_index =
-            m_kernel->binary(BinOp::mul, DType::i64, flat, m_kernel->constant_int(DType::i64, n));
-        for (int32_t k = 0; k < n; ++k) {
-          LValue part;
-          part.kind = LValue::Kind::element;
-          part.array = base.param;
-          part.type = p.dtype;
-          part.index = m_kernel->binary(BinOp::add, DType::i64, base_index,
-                                        m_kernel->constant_int(DType::i64, k));
-          lv.parts.push_back(part);
-        }
-        return lv;
+        return array_lvalue(base.param, array_index(base.param, idx, s->pos), snapshot, s->pos);
       }
       unsupported(s->pos, "assigning to an element of " + base.describe());
     }

@@ -99,6 +99,9 @@ private:
   Val object_member(const Val& base, std::string_view attr, const ast::Pos& pos);
   Val dataclass_member(Object& o, std::string_view attr, const ast::Pos& pos);
   Val template_member(Object& o, std::string_view attr, const ast::Pos& pos);
+  // A recorded class or module ({__classref__} / {__module__}) as a Val; false: not one.
+  bool held_reference(const sema::ConfigValue& v, const std::string& what, const ast::Pos& pos,
+                      Val* out);
   // A member an object's instance does not hold, from its class's __init__ (self.a = 3, a
   // constructed member object); *ok false when the source does not give it.
   Val static_member(Object& o, std::string_view attr, const ast::Pos& pos, bool* ok);
@@ -188,6 +191,8 @@ private:
   const Expr* loop_bound(const Val& v, const ast::Pos& pos);
   std::vector<Val> static_items(const Val& iterable, const ast::Pos& pos);
   bool at_root() const;
+  Block* enter_loop(Stmt* st, Loop::Kind kind);  // into st's body; returns the block to restore
+  void leave_loop(Block* saved);
 
   // --- expressions (lower_expr.cpp) --------------------------------------------------------------
   Val eval(const ast::Expr* e);
