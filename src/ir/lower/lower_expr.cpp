@@ -190,7 +190,7 @@ Val Lowerer::eval_subscript(const ast::Subscript* s) {
     case Val::Kind::array: return array_element(base.param, array_index(base.param, idx, s->pos));
     case Val::Kind::object:
       if (base.obj->struct_field && base.obj->parent == nullptr) {
-        return struct_element(base, std::move(idx), s->pos);  // sf[i, j]
+        return struct_element(base, std::move(idx));  // sf[i, j]
       }
       type_error(s->pos, base.describe() + " cannot be indexed");
     case Val::Kind::tensor: return tensor_index(base, idx, s->pos);

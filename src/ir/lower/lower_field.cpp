@@ -76,8 +76,7 @@ Val Lowerer::field_member(const std::string& where, const sema::ConfigValue& giv
   return a;
 }
 
-Val Lowerer::struct_element(const Val& struct_field, std::vector<Val> index, const ast::Pos& pos) {
-  (void)pos;
+Val Lowerer::struct_element(const Val& struct_field, std::vector<Val> index) {
   auto e = std::make_shared<Object>();
   e->parent = struct_field.obj;
   e->index = std::move(index);
@@ -98,7 +97,7 @@ Val Lowerer::struct_element_member(const Object& elem, std::string_view attr, co
     return array_element(m.param, array_index(m.param, elem.index, pos));
   }
   if (m.kind == Val::Kind::object && m.obj->struct_field) {
-    return struct_element(m, elem.index, pos);  // a member that is a struct itself
+    return struct_element(m, elem.index);  // a member that is a struct itself
   }
   type_error(pos, "'" + std::string(attr) + "' of an element of the struct field '" +
                       elem.parent->path + "' is " + m.describe() + ", not a member field");
@@ -236,22 +235,9 @@ Val Lowerer::field_attribute(const Val& field, std::string_view attr, const ast:
                              bool* ok) {
   const Param& p = m_kernel->params[field.param];
   *ok = true;
-  if (field.path == "snode.ptr" && attr == "offset") {
-    return Val::of_py(sema::Value::tuple({}));  // recorded fields have none (record.py)
-  }
-  if (field.path.empty() && attr == "snode") {
-    Val v = field;
-    v.path = "snode";
-    return v;
-  }
-  if (field.path == "snode" && attr == "ptr") {
-    Val v = field;
-    v.path = "snode.ptr";
-    return v;
-  }
-  if (!field.path.empty()) {
-    unsupported(pos, "'" + p.name + "." + field.path + "." + std::string(attr) +
-                         "' (of a field's SNode, kernels read only snode.ptr.offset)");
+  if (attr == "snode") {
+    // Its SNode: only snode.ptr.offset has a meaning here (member(), "field SNode").
+    return Val::of_api(k_field_snode);
   }
   // Quadrants' MatrixField: n rows, m columns (1 for a vector), ndim the element's rank; a
   // ScalarField has none of them.

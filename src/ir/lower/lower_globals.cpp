@@ -292,6 +292,17 @@ Val Lowerer::member(const Val& base, std::string_view attr, const ast::Pos& pos)
       return from_entity(sema::member_of(*m_in.program, m, attr), pos, attr, base.module);
     }
     case Val::Kind::api: {
+      if (base.path.starts_with(k_field_snode)) {
+        // A field's SNode (f.snode): recorded fields have no offset (record.py refuses one).
+        if (base.path == k_field_snode && attr == "ptr") {
+          return Val::of_api(std::string(k_field_snode) + ".ptr");
+        }
+        if (base.path == std::string(k_field_snode) + ".ptr" && attr == "offset") {
+          return Val::of_py(sema::Value::tuple({}));
+        }
+        unsupported(pos, "'" + std::string(attr) +
+                             "' of a field's SNode (kernels read only f.snode.ptr.offset)");
+      }
       // (`from quadrants.lang import ops` then ops.cast: the public qd.cast)
       std::string path =
           api_path("quadrants." +

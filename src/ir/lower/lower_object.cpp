@@ -368,7 +368,7 @@ Val Lowerer::template_member(Object& o, std::string_view attr, const ast::Pos& p
         // An attribute set in __init__ to something the source alone gives (self.a = 3,
         // self.child = Child()): that value.
         bool ok = false;
-        Val v = static_member(o, attr, pos, &ok);
+        Val v = static_member(o, attr, &ok);
         if (ok) {
           return v;
         }
@@ -419,10 +419,9 @@ bool Lowerer::held_reference(const sema::ConfigValue& v, const std::string& what
   return false;
 }
 
-Val Lowerer::static_member(Object& o, std::string_view attr, const ast::Pos& pos, bool* ok) {
+Val Lowerer::static_member(Object& o, std::string_view attr, bool* ok) {
   const sema::Program& p = *m_in.program;
   *ok = false;
-  (void)pos;
   for (auto [owner, m] : sema::all_members(p, o.cls)) {
     if (m->name != attr || m->value == nullptr) {
       continue;

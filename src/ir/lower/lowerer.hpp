@@ -104,7 +104,7 @@ private:
                       Val* out);
   // A member an object's instance does not hold, from its class's __init__ (self.a = 3, a
   // constructed member object); *ok false when the source does not give it.
-  Val static_member(Object& o, std::string_view attr, const ast::Pos& pos, bool* ok);
+  Val static_member(Object& o, std::string_view attr, bool* ok);
   // A recorded value (a member of a template object, an item of a recorded tuple) as a Val.
   Val recorded_value(const std::string& where, const sema::ConfigValue& value,
                      std::vector<int32_t> order, const ast::Pos& pos);
@@ -114,7 +114,7 @@ private:
   // Fields (lower_field.cpp).
   Val field_member(const std::string& where, const sema::ConfigValue& given,
                    std::vector<int32_t> order, const ast::Pos& pos);
-  Val struct_element(const Val& struct_field, std::vector<Val> index, const ast::Pos& pos);
+  Val struct_element(const Val& struct_field, std::vector<Val> index);
   Val struct_element_member(const Object& elem, std::string_view attr, const ast::Pos& pos);
   const Object* struct_element_of(const ast::Expr* e);  // `sf[i, j]` naming a struct element
   LValue array_lvalue(int32_t param, const Expr* flat, bool snapshot, const ast::Pos& pos);
@@ -123,7 +123,8 @@ private:
   Val fill_array(int32_t param, const Val& value, const ast::Pos& pos);
   Val local_struct(const ast::Call* c, std::vector<Val>& args);  // qd.Struct(a=..., b=...)
   Object* local_struct_of(const ast::Expr* e);  // a name bound to a qd.Struct value, else null
-  // f.n / f.m / f.ndim (a vector/matrix field's element), f.snode.ptr.offset; *ok false: not one
+  // f.n / f.m / f.ndim (a vector/matrix field's element), f.snode; *ok false: not one
+  static constexpr const char* k_field_snode = "<field SNode>";
   Val field_attribute(const Val& field, std::string_view attr, const ast::Pos& pos, bool* ok);
   Val py_value(const sema::Value& v);  // enum members as their values
   // A recorded Python-scope qd.Vector / qd.Matrix member: a constant tensor of its dtype.
