@@ -22,7 +22,7 @@ namespace {
 // initTargetOptions), so the result matches `clang++-19 <same flags> -c`.
 llvm::TargetOptions target_options() {
   llvm::TargetOptions options;
-  options.AllowFPOpFusion = llvm::FPOpFusion::Standard;  // -ffp-contract=on
+  options.AllowFPOpFusion = llvm::FPOpFusion::Strict;  // -ffp-contract=off
   options.UseInitArray = true;
   options.EmitAddrsig = true;
   return options;

@@ -85,7 +85,7 @@ std::vector<std::string> driver_arguments(const CpuTarget& target, std::string_v
       "-nostdinc++",
       "-fno-math-errno",
       "-fwrapv",  // integer arithmetic wraps (two's complement), as Quadrants' LLVM IR does
-      "-ffp-contract=on",
+      "-ffp-contract=off",  // no fused multiply-adds: Quadrants' CPU JIT rounds every operation
       "-fno-exceptions",
       "-fno-rtti",
       "-fno-unwind-tables",

@@ -4,8 +4,8 @@
 // 2-D stencil, a kernel-scope `total += x[i]` reduction, per-element 3x3 matrix work, an atomic
 // histogram) are built by `qdbuild build` into STORE (scripts/bench/codegen_bench.sh does that) and
 // launched through the C API (qdrt_open, qdrt_get_kernel, qdrt_launch); the hand-written versions
-// below are compiled by CMake at -O3 -march=x86-64-v3 -fno-math-errno (the backend's target and
-// math flags; -ffp-contract=on is clang's default for both).
+// below are compiled by CMake at -O3 -march=x86-64-v3 -fno-math-errno -ffp-contract=off (the
+// backend's target and math flags).
 //
 //   qd_codegen_bench STORE [--quick] [--reps N] [--threads N]    (default 11 reps; --quick: 3)
 //
