@@ -5,7 +5,7 @@ pbd, mpm of scenes/particles.py; recorded in tests/genesis/<scene>.qdrecord.json
 
   compare_kernels.py [--scene franka] [--qdbuild build/bin/qdbuild] [--expect-missing KERNEL]
                      [--python build/genesis-venv/bin/python] [--steps 3]
-                     [--from-step S] [--dump DIR]
+                     [--from-step S] [--dump DIR] [--quadrants-cpu host|x86-64-v3]
 
 The scene runs under the real Genesis and Quadrants (it is not changed: a hook on Quadrants'
 Kernel class watches it). At the first call of each kernel instance the hook copies every
@@ -20,7 +20,8 @@ rtol 1e-4 and an absolute 1e-5 times the array's largest magnitude (fast math on
 solver residual near zero differs in the last bits of its larger terms), integers and bools
 exactly. --from-step S also compares every call from step S on (0-based), floats within LATER
 times those tolerances (see LATER below: iterative collision and solver paths) and EPA's working
-storage left out; --dump DIR writes both sides' arrays of each differing call to DIR (npz). The
+storage left out. The contact buffer (collider_state.contact_data) is compared in its logical
+order (through contact_sort_idx; see CONTACTS below), not slot by slot; --dump DIR writes both sides' arrays of each differing call to DIR (npz). The
 U, S, V of an SVD are compared as S, U @ V.T and U @ S @ V.T (see compare()).
 
 Exit 0 when every compared call agrees and every kernel of the record was compared; 1 otherwise;
@@ -73,6 +74,17 @@ LATER = 100.0
 # face and a nearly collinear contact point enters the hull or not; the contacts they yield are
 # compared.
 WORKING = ("gjk_state.polytope", "collider_state.contact_hull_stack")
+
+# The contact buffer is compared in its logical order, as Genesis defines it: a contact's raw slot
+# is the narrowphase's allocation order (atomics on a GPU; on the CPU the order in which a contact
+# patch's points come out of its float path), and contact_sort_idx[:n_contacts] lists the slots in
+# the order every later kernel reads them (sorted by geom pair, then position along a fixed
+# direction: collider/contact.py, constraint/island.py). So the count is compared exactly, each
+# logical contact's data with the tolerances below, and the slots no contact uses exactly; the
+# permutation's values themselves are the raw slots and are not compared. A missing, extra or moved
+# contact, or one with another pair or depth, still differs.
+CONTACTS = ("collider_state.contact_data.", "collider_state.contact_sort_idx",
+            "collider_state.n_contacts")
 
 FIELDS = ("ScalarField", "MatrixField")
 busy = [False]  # copying a field runs Quadrants' own kernels: those calls are not watched
@@ -159,6 +171,43 @@ def snapshot(kernel, py_args, reads=None):
             originals.append(v)
     return kid, k, k.arguments(idx), flat, originals
 
+def contact_order(by_name, bad):
+    """Per side, per environment, the raw slots of the logical contacts followed by the unused
+    slots (see CONTACTS); None when the call has no contact buffer (or one side's count is off:
+    then the buffers are compared slot by slot, and the count's difference is reported)."""
+    if CONTACTS[1] not in by_name or CONTACTS[2] not in by_name:
+        return None
+    sides = []
+    for k in (0, 1):  # ours, then Quadrants'
+        v = by_name[CONTACTS[1]][k] if k == 0 else physical(by_name[CONTACTS[1]][1])
+        n = by_name[CONTACTS[2]][k] if k == 0 else physical(by_name[CONTACTS[2]][1])
+        if v is None or n is None or v.ndim != 2 or n.shape != (v.shape[1],):
+            return None
+        sides.append((v, n))
+    (idx_a, n_a), (idx_b, n_b) = sides
+    if not np.array_equal(n_a, n_b):
+        return None
+    perms = ([], [])
+    for b in range(idx_a.shape[1]):
+        for k, idx in enumerate((idx_a, idx_b)):
+            used = [int(x) for x in idx[:int(n_a[b]), b]]
+            if sorted(used) != sorted(set(used)) or any(not 0 <= x < idx.shape[0] for x in used):
+                bad.append(f"{CONTACTS[1]}[:, {b}]: not a permutation of slots "
+                           f"({'ours' if k == 0 else 'Quadrants'}): {used}")
+                return None
+            rest = sorted(set(range(idx.shape[0])) - set(used))
+            perms[k].append(np.array(used + rest, dtype=np.int64))
+    return perms
+
+def logical(a, perm):
+    """The contact array a ([slot, env, ...]) with each environment's slots in logical order."""
+    if a.ndim < 2 or a.shape[1] != len(perm) or any(len(p) != a.shape[0] for p in perm):
+        return a
+    out = np.empty_like(a)
+    for b, p in enumerate(perm):
+        out[:, b] = a[p, b]
+    return out
+
 def compare(p, ret):
     (kid, k, names, flat, originals), later = p
     try:
@@ -190,10 +239,16 @@ def compare(p, ret):
                 if not ok.all():
                     i = tuple(int(x) for x in np.unravel_index(np.argmin(ok), ok.shape))
                     bad.append(f"{base} ({what}){list(i)}: {float(a[i])!r} against {float(b[i])!r}")
+    order = contact_order(by_name, bad)
     for name, mine, orig in zip(names, flat, originals):
         if orig is None or (later and name.startswith(WORKING)) or name in svd_parts:
             continue
         theirs = physical(orig)
+        if name == CONTACTS[1] and order is not None:
+            continue  # raw slots (see CONTACTS): the data they order is compared
+        if name.startswith(CONTACTS[0]) and order is not None and theirs.shape == mine.shape:
+            mine, theirs = logical(mine, order[0]), logical(theirs, order[1])
+            name += " (logical order)"
         if theirs.shape != mine.shape:
             bad.append(f"{name}: shape {mine.shape} against {theirs.shape}")
         elif theirs.dtype.kind == "f":
@@ -306,6 +361,19 @@ finally:
 '''
 
 
+def cpuid_mask():
+    """build/lib/libqd_cpuid_mask.so (tests/support/cpuid_mask.c); skips without CPUID faulting."""
+    import re
+    import skip_policy
+    if not re.search(r"^flags\s*:.*\bcpuid_fault\b", open("/proc/cpuinfo").read(), re.M):
+        skip_policy.skip("no-cpuid-faulting", "Quadrants on another CPU (--quadrants-cpu)")
+    lib = os.environ.get("QD_CPUID_MASK_LIBRARY",
+                         os.path.join(ROOT, "build", "lib", "libqd_cpuid_mask.so"))
+    if not os.path.exists(lib):
+        skip_policy.skip("no-tool", f"{lib} (scripts/build.sh qd_cpuid_mask)")
+    return lib
+
+
 PARTICLES = {s: ["particles.py", "--solver", s] for s in ("sph", "pbd", "mpm")}
 
 
@@ -321,6 +389,9 @@ def main():
     ap.add_argument("--from-step", type=int, default=-1,
                     help="also compare every later call from this step on (0-based)")
     ap.add_argument("--dump", help="write both sides' arrays of every differing call to DIR")
+    ap.add_argument("--quadrants-cpu", default="host", choices=["host", "x86-64-v3"],
+                    help="the CPU Quadrants' JIT compiles for: this machine's (host), or an AVX2 "
+                         "Haswell whatever the machine (x86-64-v3: build/lib/libqd_cpuid_mask.so)")
     opts = ap.parse_args()
     record_path = os.path.join(HERE, f"{opts.scene}.qdrecord.json")
     sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
@@ -350,6 +421,14 @@ def main():
                    QDRT_LIBRARY=os.environ.get("QDRT_LIBRARY",
                                                os.path.join(ROOT, "build", "lib", "libqdrt.so")))
         env.pop("QDRT_RECORD", None)
+        if opts.quadrants_cpu != "host":
+            # Quadrants JIT-compiles for the CPU LLVM detects, and its trajectory (the inputs of
+            # every compared call) depends on it: from step 0 on Go2 (3.3e-6 at step 0, 0.6 in qvel
+            # at step 60 between this CPU and an x86-64-v3 one). The scene runs with the CPU's
+            # features masked, and with an offline cache of its own: Quadrants' cache key does not
+            # name the CPU, so a warm cache would bring the host's code back.
+            env.update(LD_PRELOAD=cpuid_mask(), QD_CPUID_MASK=opts.quadrants_cpu,
+                       QD_OFFLINE_CACHE_FILE_PATH=os.path.join(tmp, "quadrants-cache"))
         p = subprocess.run([opts.python, runner], env=env, capture_output=True, text=True)
         if not os.path.exists(report_path):
             print(f"FAIL: the scene exited {p.returncode} without a report\n{p.stderr[-3000:]}")

@@ -26,6 +26,10 @@ REASONS = {
                "run it on a machine with a GPU (scripts/gpu-check.sh)"),
     "no-mount": ("this process may not mount a filesystem (no CAP_SYS_ADMIN in this container)",
                  True, "run as root outside a restricted container"),
+    "no-cpuid-faulting": ("this CPU or kernel has no CPUID faulting (/proc/cpuinfo flag cpuid_fault), "
+                          "so a program cannot be shown another CPU's features", True,
+                          "run it on an Intel CPU with CPUID faulting (most since Ivy Bridge, and "
+                          "their KVM guests)"),
     "no-python312": ("no CPython 3.12", False,
                      "set QD_PYTHON312=/path/to/python3.12 or install pyenv 3.12.1, then "
                      "reconfigure (scripts/build.sh)"),
