@@ -6,6 +6,8 @@ pbd, mpm of scenes/particles.py; recorded in tests/genesis/<scene>.qdrecord.json
   compare_kernels.py [--scene franka] [--qdbuild build/bin/qdbuild] [--expect-missing KERNEL]
                      [--python build/genesis-venv/bin/python] [--steps 3]
                      [--from-step S] [--dump DIR] [--quadrants-cpu host|x86-64-v3]
+                     [--quadrants-fast-math on|off] [--replay CALL=FILE] [--build-site DIR]
+                     [--no-arbiter]
 
 The scene runs under the real Genesis and Quadrants (it is not changed: a hook on Quadrants'
 Kernel class watches it). At the first call of each kernel instance the hook copies every
@@ -21,8 +23,16 @@ solver residual near zero differs in the last bits of its larger terms), integer
 exactly. --from-step S also compares every call from step S on (0-based), floats within LATER
 times those tolerances (see LATER below: iterative collision and solver paths) and EPA's working
 storage left out. The contact buffer (collider_state.contact_data) is compared in its logical
-order (through contact_sort_idx; see CONTACTS below), not slot by slot; --dump DIR writes both sides' arrays of each differing call to DIR (npz). The
-U, S, V of an SVD are compared as S, U @ V.T and U @ S @ V.T (see compare()).
+order (through contact_sort_idx; see CONTACTS below), not slot by slot; --dump DIR writes both
+sides' arrays and the inputs of each differing call to DIR (KERNEL@STEP.N.npz). The U, S, V of an SVD are compared as S, U @ V.T and U @ S @ V.T (see compare()).
+
+A call that differs is replayed on its saved inputs against Quadrants' fast_math=False path
+(up to ARBITRATED_CALLS calls; --no-arbiter: none) and passes if it agrees there: Quadrants' own
+two float paths fall on either side of a knife edge of the narrow phase (see ARBITRATED_CALLS).
+--quadrants-cpu x86-64-v3 runs Quadrants as on an AVX2 Haswell whatever this machine's CPU
+(libqd_cpuid_mask); --quadrants-fast-math off, --replay CALL=FILE and --build-site DIR (a
+planted-bug copy of site-packages to build from) are the pieces the arbiter and
+planted_bug.py use.
 
 Exit 0 when every compared call agrees and every kernel of the record was compared; 1 otherwise;
 125 (skip policy "no-genesis-venv") without Genesis.
@@ -208,8 +218,11 @@ def logical(a, perm):
         out[:, b] = a[p, b]
     return out
 
-def compare(p, ret):
+def compare(p, ret, cid):
     (kid, k, names, flat, originals), later = p
+    # The call's inputs, for --dump (a differing call can be replayed: --replay).
+    inputs = {n: np.copy(a) for n, a, o in zip(names, flat, originals)
+              if o is not None} if os.environ.get("QD_COMPARE_DUMP") else {}
     try:
         ours_ret = k(*flat)
     except Exception as e:
@@ -274,15 +287,21 @@ def compare(p, ret):
         bad.append(f"return: {ours_ret!r} against {ret!r}")
     if bad and os.environ.get("QD_COMPARE_DUMP"):
         # Every array of the call, both sides, for triage (--dump DIR).
-        np.savez(os.path.join(os.environ["QD_COMPARE_DUMP"], f"{kid}@{steps_done[0]}.npz"),
+        np.savez(os.path.join(os.environ["QD_COMPARE_DUMP"], f"{cid}.npz"),
                  **{f"ours:{n}": m for n, m, o in zip(names, flat, originals) if o is not None},
                  **{f"quadrants:{n}": physical(o) for n, o in zip(names, originals)
-                    if o is not None})
+                    if o is not None},
+                 **{f"input:{n}": a for n, a in inputs.items()})
     arrays = sum(o is not None for o in originals)
     report["compared"].setdefault(kid, []).append({"arrays": arrays, "differences": bad,
-                                                   "step": steps_done[0]})
+                                                   "step": steps_done[0], "call": cid,
+                                                   "later": later})
 
 import quadrants
+if os.environ.get("QD_COMPARE_FAST_MATH") == "off":
+    # Quadrants' other float path (--quadrants-fast-math off), as bridge_franka.py's IEEE run.
+    _init = quadrants.init
+    quadrants.init = lambda *a, **k: _init(*a, **dict(k, fast_math=False))
 Kernel = sys.modules["quadrants.lang.kernel"].Kernel
 record._patch_attributes(sys.modules["quadrants.lang.ast.ast_transformer"])
 orig_materialize = Kernel.materialize
@@ -318,9 +337,65 @@ EVERY_FROM = int(os.environ.get("QD_COMPARE_FROM_STEP", "-1"))
 first_seen = set()  # id(kernel): called outside a copy at least once
 steps_done = [0]
 
+def restore(v, a):
+    """Writes a (as physical() reads it) into the live argument v."""
+    impl = getattr(v, "_impl", v)
+    busy[0] = True
+    try:
+        if type(impl).__name__ in FIELDS and type(impl).__module__.startswith("quadrants"):
+            impl.from_numpy(a)
+        elif hasattr(impl, "from_numpy") and hasattr(impl, "arr"):
+            layout = getattr(impl, "_qd_layout", None)
+            if layout is not None and tuple(layout) != tuple(range(len(layout))):
+                perm = tuple(layout) + tuple(range(len(layout), a.ndim))
+                a = a.transpose(tuple(int(i) for i in np.argsort(perm)))
+            if len(tuple(impl.shape)) == 0:
+                a = a.reshape(())  # a 0-d ndarray (saved as physical() reads it, or with one axis)
+            impl.from_numpy(np.array(a, order="C"))  # (ascontiguousarray makes 0-d 1-d)
+        elif isinstance(v, np.ndarray):
+            v[...] = a
+        elif type(v).__module__.startswith("torch"):
+            import torch
+            v.copy_(torch.from_numpy(a))
+    finally:
+        busy[0] = False
+
+# --replay CALL=FILE.npz: the inputs a --dump saved for that call (CALL: KERNEL@STEP.N, the N-th
+# call of the kernel in that step, 0-based) are written into the call's arguments before it runs,
+# so both sides run it on exactly those inputs (for a run of Quadrants with another float path).
+REPLAY = os.environ.get("QD_COMPARE_REPLAY", "")
+replayed = []
+calls_in_step = {}  # kernel id -> [step, calls of it in that step so far]
+
+def call_id(kernel):
+    kid = record.kernel_id(kernel.func)
+    seen = calls_in_step.setdefault(kid, [steps_done[0], 0])
+    if seen[0] != steps_done[0]:
+        seen[:] = [steps_done[0], 0]
+    seen[1] += 1
+    return f"{kid}@{steps_done[0]}.{seen[1] - 1}"
+
+def replay(kernel, py_args, cid):
+    at, _, path = REPLAY.partition("=")
+    if cid != at:
+        return
+    saved = np.load(path)
+    by_name = {m.name: v for m, v in zip(kernel.arg_metas, py_args)}
+    n = 0
+    for key in saved.files:
+        if not key.startswith("input:"):
+            continue
+        root, _, member_path = key[len("input:"):].partition(".")
+        restore(member(by_name[root], member_path), saved[key])
+        n += 1
+    replayed.append(f"{cid}: {n} inputs written")
+
 def call(self, *args, **kwargs):
     if busy[0]:
         return orig_call(self, *args, **kwargs)
+    cid = call_id(self)
+    if REPLAY and not kwargs:
+        replay(self, args, cid)
     if EVERY_FROM >= 0 and steps_done[0] >= EVERY_FROM and id(self) not in pending and not kwargs:
         watch(self, args, True)
     elif id(self) not in pending and not kwargs and getattr(self, "materialized_kernels", None) \
@@ -334,22 +409,21 @@ def call(self, *args, **kwargs):
     p = pending.pop(id(self), None)
     if p is not None:
         try:
-            compare(p, r)
+            compare(p, r, cid)
         except Exception:
             report["errors"][p[0][0]] = "compare: " + traceback.format_exc(limit=3)
     return r
 
 Kernel.materialize = materialize
 Kernel.__call__ = call
-if EVERY_FROM >= 0:
-    import genesis.engine.scene as _scene
-    _orig_step = _scene.Scene.step
-    def _step(self, *a, **k):
-        try:
-            return _orig_step(self, *a, **k)
-        finally:
-            steps_done[0] += 1
-    _scene.Scene.step = _step
+import genesis.engine.scene as _scene
+_orig_step = _scene.Scene.step
+def _step(self, *a, **k):
+    try:
+        return _orig_step(self, *a, **k)
+    finally:
+        steps_done[0] += 1
+_scene.Scene.step = _step
 sys.argv = [os.environ["QD_COMPARE_SCENE"], *json.loads(os.environ["QD_COMPARE_SCENE_ARGS"]),
             "--steps", os.environ["QD_COMPARE_STEPS"]]
 import runpy
@@ -357,6 +431,7 @@ try:
     runpy.run_path(sys.argv[0], run_name="__main__")
 finally:
     with open(os.environ["QD_COMPARE_REPORT"], "w") as f:
+        report["replayed"] = replayed
         json.dump(report, f, indent=1, sort_keys=True)
 '''
 
@@ -377,6 +452,65 @@ def cpuid_mask():
 PARTICLES = {s: ["particles.py", "--solver", s] for s in ("sph", "pbd", "mpm")}
 
 
+# A call that differs is judged again on exactly its inputs against Quadrants' other float path
+# (fast_math=False), up to this many calls per run: Genesis's narrow phase decides some contacts on
+# a knife edge (EPA's nearest of nearly equidistant faces, whether two faces count as aligned for a
+# multi-contact patch), and Quadrants' fast-math code, whose reassociations LLVM picks for the CPU
+# it JIT-compiles for, falls on either side of it. Go2's step-14 kernel_detection with Quadrants at
+# x86-64-v3: fast_math on finds 28 contacts, fast_math off 27 on the same inputs, as qdbuild does.
+# The call passes only if qdbuild agrees with that run within the same tolerances: a difference
+# from both of Quadrants' float paths (a planted narrow-phase bug) still fails.
+ARBITRATED_CALLS = 4
+
+
+def run_scene(opts, tmp, store, steps, from_step, dump, fast_math, replay, name):
+    """Runs the scene under the comparing runner; (report or None, process)."""
+    report_path = os.path.join(tmp, f"report-{name}.json")
+    env = dict(os.environ, QD_COMPARE_BINDING=os.path.join(ROOT, "runtime", "python"),
+               QD_COMPARE_STORE=store, QD_COMPARE_REPORT=report_path,
+               QD_COMPARE_SCENE=os.path.join(HERE, "scenes", PARTICLES.get(
+                   opts.scene, [f"{opts.scene}.py"])[0]),
+               QD_COMPARE_SCENE_ARGS=json.dumps(PARTICLES.get(opts.scene, [""])[1:]),
+               QD_COMPARE_STEPS=str(steps), QD_COMPARE_FROM_STEP=str(from_step),
+               QD_COMPARE_DUMP=dump or "", QD_COMPARE_FAST_MATH=fast_math,
+               QD_COMPARE_REPLAY=replay or "",
+               QDRT_LIBRARY=os.environ.get("QDRT_LIBRARY",
+                                           os.path.join(ROOT, "build", "lib", "libqdrt.so")))
+    env.pop("QDRT_RECORD", None)
+    if opts.quadrants_cpu != "host":
+        # Quadrants JIT-compiles for the CPU LLVM detects, and its trajectory (the inputs of every
+        # compared call) depends on it: from step 0 on Go2 (3.3e-6 at step 0, 0.6 in qvel at step
+        # 60 between this CPU and an x86-64-v3 one). The scene runs with the CPU's features masked,
+        # and with an offline cache of its own: Quadrants' cache key does not name the CPU, so a
+        # warm cache would bring the host's code back.
+        env.update(LD_PRELOAD=cpuid_mask(), QD_CPUID_MASK=opts.quadrants_cpu,
+                   QD_OFFLINE_CACHE_FILE_PATH=os.path.join(tmp, "quadrants-cache"))
+    p = subprocess.run([opts.python, os.path.join(tmp, "runner.py")], env=env,
+                       capture_output=True, text=True)
+    if not os.path.exists(report_path):
+        return None, p
+    return json.load(open(report_path)), p
+
+
+def arbitrate(opts, tmp, store, run, dump):
+    """Replays a differing call on its own inputs against Quadrants with fast_math=False:
+    (True, "") when qdbuild agrees with it, else (False, why)."""
+    kid, at = run["call"].rsplit("@", 1)
+    step = int(at.split(".")[0])
+    saved = os.path.join(dump, run["call"] + ".npz")
+    report, p = run_scene(opts, tmp, store, step + 1, step if run["later"] else -1, "",
+                          "off", f"{run['call']}={saved}", "arbiter")
+    if report is None or not report.get("replayed"):
+        return False, f"the fast_math=False replay did not run the call (exit {p.returncode}): " \
+                      f"{p.stderr[-500:]}"
+    mine = [r for r in report["compared"].get(kid, []) if r.get("call") == run["call"]]
+    if not mine:
+        return False, "the fast_math=False replay compared no such call"
+    if mine[0]["differences"]:
+        return False, "against fast_math=False too: " + "; ".join(mine[0]["differences"][:3])
+    return True, ""
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--qdbuild", default=os.path.join(ROOT, "build", "bin", "qdbuild"))
@@ -388,10 +522,23 @@ def main():
                     help="a recorded kernel the store does not have (a known gap): not compared")
     ap.add_argument("--from-step", type=int, default=-1,
                     help="also compare every later call from this step on (0-based)")
-    ap.add_argument("--dump", help="write both sides' arrays of every differing call to DIR")
+    ap.add_argument("--dump", help="write both sides' arrays and the inputs of every differing "
+                                   "call to DIR (CALL.npz; CALL is KERNEL@STEP.N)")
     ap.add_argument("--quadrants-cpu", default="host", choices=["host", "x86-64-v3"],
                     help="the CPU Quadrants' JIT compiles for: this machine's (host), or an AVX2 "
                          "Haswell whatever the machine (x86-64-v3: build/lib/libqd_cpuid_mask.so)")
+    ap.add_argument("--quadrants-fast-math", default="on", choices=["on", "off"],
+                    help="off: Quadrants runs the scene with fast_math=False (its IEEE path)")
+    ap.add_argument("--replay", metavar="CALL=FILE",
+                    help="before that call (KERNEL@STEP.N), write the inputs a --dump saved for it "
+                         "(FILE.npz) into its arguments: both sides run it on exactly those inputs")
+    ap.add_argument("--build-site", metavar="DIR",
+                    help="build the store from this copy of the venv's site-packages (genesis/, "
+                         "quadrants/_kernels.py, _funcs.py) instead: a planted bug in the copy "
+                         "must make the comparison fail")
+    ap.add_argument("--no-arbiter", action="store_true",
+                    help="a differing call fails without being replayed against Quadrants' "
+                         "fast_math=False path (see ARBITRATED_CALLS)")
     opts = ap.parse_args()
     record_path = os.path.join(HERE, f"{opts.scene}.qdrecord.json")
     sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
@@ -400,65 +547,74 @@ def main():
     site = genesis_env.site_packages()
     if site is None or not os.path.exists(opts.python):
         skip_policy.skip("no-genesis-venv", "the comparison runs the Genesis scene")
+    arbiter = not opts.no_arbiter and not opts.replay and opts.quadrants_fast_math == "on"
     with tempfile.TemporaryDirectory(prefix="qd-genesis-compare-") as tmp:
         store = os.path.join(tmp, "store")
-        p = genesis_env.build_store(opts.qdbuild, site, record_path, store, "--json")
+        p = genesis_env.build_store(opts.qdbuild, opts.build_site or site, record_path, store,
+                                    "--json")
         failed = set(json.loads(p.stdout).get("failed") or []) if p.stdout.strip() else set()
         if p.returncode != 0 and not (failed and failed <= set(opts.expect_missing)):
             print(f"FAIL: qdbuild build exited {p.returncode}\n{p.stderr[-3000:]}")
             return 1
-        runner = os.path.join(tmp, "runner.py")
-        with open(runner, "w") as f:
+        with open(os.path.join(tmp, "runner.py"), "w") as f:
             f.write(RUNNER)
-        report_path = os.path.join(tmp, "report.json")
-        env = dict(os.environ, QD_COMPARE_BINDING=os.path.join(ROOT, "runtime", "python"),
-                   QD_COMPARE_STORE=store, QD_COMPARE_REPORT=report_path,
-                   QD_COMPARE_SCENE=os.path.join(HERE, "scenes", PARTICLES.get(
-                       opts.scene, [f"{opts.scene}.py"])[0]),
-                   QD_COMPARE_SCENE_ARGS=json.dumps(PARTICLES.get(opts.scene, [""])[1:]),
-                   QD_COMPARE_STEPS=opts.steps, QD_COMPARE_FROM_STEP=str(opts.from_step),
-                   QD_COMPARE_DUMP=os.path.abspath(opts.dump) if opts.dump else "",
-                   QDRT_LIBRARY=os.environ.get("QDRT_LIBRARY",
-                                               os.path.join(ROOT, "build", "lib", "libqdrt.so")))
-        env.pop("QDRT_RECORD", None)
-        if opts.quadrants_cpu != "host":
-            # Quadrants JIT-compiles for the CPU LLVM detects, and its trajectory (the inputs of
-            # every compared call) depends on it: from step 0 on Go2 (3.3e-6 at step 0, 0.6 in qvel
-            # at step 60 between this CPU and an x86-64-v3 one). The scene runs with the CPU's
-            # features masked, and with an offline cache of its own: Quadrants' cache key does not
-            # name the CPU, so a warm cache would bring the host's code back.
-            env.update(LD_PRELOAD=cpuid_mask(), QD_CPUID_MASK=opts.quadrants_cpu,
-                       QD_OFFLINE_CACHE_FILE_PATH=os.path.join(tmp, "quadrants-cache"))
-        p = subprocess.run([opts.python, runner], env=env, capture_output=True, text=True)
-        if not os.path.exists(report_path):
+        dump = os.path.abspath(opts.dump) if opts.dump else (
+            os.path.join(tmp, "dump") if arbiter else "")
+        if dump:
+            os.makedirs(dump, exist_ok=True)
+        report, p = run_scene(opts, tmp, store, opts.steps, opts.from_step, dump,
+                              opts.quadrants_fast_math, opts.replay, "main")
+        if report is None:
             print(f"FAIL: the scene exited {p.returncode} without a report\n{p.stderr[-3000:]}")
             return 1
-        report = json.load(open(report_path))
-    recorded = json.load(open(record_path))["kernels"]
-    failures = []
-    for kid in sorted(recorded):
-        if kid in opts.expect_missing:
-            print(f"GAP   {kid}: not built (a known gap), not compared")
-            continue
-        runs = report["compared"].get(kid)
-        if kid in report["errors"]:
-            failures.append(f"{kid}: {report['errors'][kid]}")
-            print(f"ERROR {kid}: {report['errors'][kid].strip().splitlines()[-1]}")
-            continue
-        if not runs:
-            failures.append(f"{kid}: not compared")
-            print(f"MISS  {kid}: no call compared")
-            continue
-        differing = [r for r in runs if r["differences"]]
-        if differing:
-            r = differing[0]
-            failures.append(f"{kid}: {r['differences'][:3]}")
-            print(f"DIFF  {kid}: {len(differing)} of {len(runs)} calls differ; first at step "
-                  f"{r['step']}: {'; '.join(r['differences'][:3])}")
-        else:
-            print(f"SAME  {kid}: {len(runs)} call(s), {runs[0]['arrays']} arrays")
+        for line in report.get("replayed", []):
+            print(f"REPLAY {line}")
+        if opts.replay and not report.get("replayed"):
+            print(f"FAIL: --replay {opts.replay}: no such call was made (the scene exited "
+                  f"{p.returncode})\n{p.stderr[-3000:]}")
+            return 1
+        recorded = json.load(open(record_path))["kernels"]
+        failures = []
+        arbitrated = 0
+        for kid in sorted(recorded):
+            if kid in opts.expect_missing:
+                print(f"GAP   {kid}: not built (a known gap), not compared")
+                continue
+            runs = report["compared"].get(kid)
+            if kid in report["errors"]:
+                failures.append(f"{kid}: {report['errors'][kid]}")
+                print(f"ERROR {kid}: {report['errors'][kid].strip().splitlines()[-1]}")
+                continue
+            if not runs:
+                failures.append(f"{kid}: not compared")
+                print(f"MISS  {kid}: no call compared")
+                continue
+            differing = [r for r in runs if r["differences"]]
+            settled = []
+            for r in differing:
+                if not arbiter or arbitrated >= ARBITRATED_CALLS:
+                    break
+                arbitrated += 1
+                ok, why = arbitrate(opts, tmp, store, r, dump)
+                print(f"{'ARBIT' if ok else 'DIFF '} {r['call']}: "
+                      f"{'; '.join(r['differences'][:3])}")
+                if ok:
+                    print(f"      agrees on the same inputs with Quadrants' fast_math=False run")
+                    settled.append(r)
+                else:
+                    print(f"      {why}")
+            differing = [r for r in differing if r not in settled]
+            if differing:
+                r = differing[0]
+                failures.append(f"{kid}: {r['differences'][:3]}")
+                print(f"DIFF  {kid}: {len(differing)} of {len(runs)} calls differ; first "
+                      f"{r['call']}: {'; '.join(r['differences'][:3])}")
+            else:
+                print(f"SAME  {kid}: {len(runs)} call(s), {runs[0]['arrays']} arrays"
+                      + (f" ({len(settled)} as Quadrants' fast_math=False)" if settled else ""))
     n = sum(len(v) for v in report["compared"].values())
-    print(f"genesis kernels, compiled vs Quadrants: {n} calls compared, {len(failures)} failures")
+    print(f"genesis kernels, compiled vs Quadrants: {n} calls compared, {arbitrated} replayed "
+          f"against fast_math=False, {len(failures)} failures")
     return 1 if failures else 0
 
 
