@@ -105,8 +105,10 @@ static void on_segv(int sig, siginfo_t* info, void* context) {
   }
 }
 
-// A program that sets its own SIGSEGV action (Python's faulthandler, a crash reporter) keeps this
-// library's handler in front: its action is kept as the one called for faults that are not cpuid.
+// A program that sets its own SIGSEGV action through sigaction (Python's faulthandler, a crash
+// reporter) keeps this library's handler in front: its action is kept as the one called for faults
+// that are not cpuid. (glibc's signal() does not go through this symbol; a program that sets a
+// SIGSEGV handler with it would take cpuid's faults itself.)
 int sigaction(int sig, const struct sigaction* action, struct sigaction* old) {
   static int (*next)(int, const struct sigaction*, struct sigaction*);
   if (next == NULL) next = (int (*)(int, const struct sigaction*, struct sigaction*))dlsym(RTLD_NEXT, "sigaction");
