@@ -7,7 +7,7 @@ pbd, mpm of scenes/particles.py; recorded in tests/genesis/<scene>.qdrecord.json
                      [--python build/genesis-venv/bin/python] [--steps 3]
                      [--from-step S] [--dump DIR] [--quadrants-cpu host|x86-64-v3]
                      [--quadrants-fast-math on|off] [--replay CALL=FILE] [--build-site DIR]
-                     [--no-arbiter]
+                     [--no-arbiter] [--arbitrated-calls N]
 
 The scene runs under the real Genesis and Quadrants (it is not changed: a hook on Quadrants'
 Kernel class watches it). At the first call of each kernel instance the hook copies every
@@ -539,6 +539,8 @@ def main():
     ap.add_argument("--no-arbiter", action="store_true",
                     help="a differing call fails without being replayed against Quadrants' "
                          "fast_math=False path (see ARBITRATED_CALLS)")
+    ap.add_argument("--arbitrated-calls", type=int, default=ARBITRATED_CALLS, metavar="N",
+                    help=f"replay at most N differing calls (default {ARBITRATED_CALLS})")
     opts = ap.parse_args()
     record_path = os.path.join(HERE, f"{opts.scene}.qdrecord.json")
     sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
@@ -592,7 +594,7 @@ def main():
             differing = [r for r in runs if r["differences"]]
             settled = []
             for r in differing:
-                if not arbiter or arbitrated >= ARBITRATED_CALLS:
+                if not arbiter or arbitrated >= opts.arbitrated_calls:
                     break
                 arbitrated += 1
                 ok, why = arbitrate(opts, tmp, store, r, dump)

@@ -51,7 +51,7 @@ def main():
         open(path, "w").write(text.replace(RIGHT, PLANTED))
         p = subprocess.run([sys.executable, os.path.join(HERE, "compare_kernels.py"),
                             "--qdbuild", opts.qdbuild, "--python", opts.python, "--scene", "go2",
-                            "--steps", "16", "--from-step", "14", "--build-site", tmp],
+                            "--steps", "1", "--arbitrated-calls", "1", "--build-site", tmp],
                            capture_output=True, text=True)
     out = p.stdout
     print(out[-4000:])
