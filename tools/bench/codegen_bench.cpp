@@ -181,8 +181,10 @@ void mat3_chunk(const void* p, int64_t begin, int64_t end) {
     for (int r = 0; r < 3; ++r) {  // y = a^T @ w
       y[r] = a[r] * w[0] + a[3 + r] * w[1] + a[6 + r] * w[2];
     }
-    det[i] = a[0] * (a[4] * a[8] - a[5] * a[7]) + a[1] * (a[5] * a[6] - a[3] * a[8]) +
-             a[2] * (a[3] * a[7] - a[4] * a[6]);
+    // determinant() as Quadrants' matrix_ops.py expands it (down the first column), so that
+    // with every operation rounded (-ffp-contract=off) both sides compute the same bits.
+    det[i] = a[0] * (a[4] * a[8] - a[7] * a[5]) - a[3] * (a[1] * a[8] - a[7] * a[2]) +
+             a[6] * (a[1] * a[5] - a[4] * a[2]);
   }
 }
 
