@@ -24,7 +24,8 @@ exactly. --from-step S also compares every call from step S on (0-based), floats
 times those tolerances (see LATER below: iterative collision and solver paths) and EPA's working
 storage left out. The contact buffer (collider_state.contact_data) is compared in its logical
 order (through contact_sort_idx; see CONTACTS below), not slot by slot; --dump DIR writes both
-sides' arrays and the inputs of each differing call to DIR (KERNEL@STEP.N.npz). The U, S, V of an SVD are compared as S, U @ V.T and U @ S @ V.T (see compare()).
+sides' arrays and the inputs of each differing call to DIR (KERNEL@STEP.N.npz). The U, S, V
+of an SVD are compared as S, U @ V.T and U @ S @ V.T (see compare()).
 
 A call that differs is replayed on its saved inputs against Quadrants' fast_math=False path
 (up to ARBITRATED_CALLS calls; --no-arbiter: none) and passes if it agrees there: Quadrants' own

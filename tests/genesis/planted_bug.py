@@ -62,7 +62,8 @@ def main():
               "fast_math=False run")
         return 0
     print(f"FAIL: with the planted bug compare_kernels.py exited {p.returncode} (DIFF of "
-          f"kernel_detection: {differs}; judged against fast_math=False: {judged})\n{p.stderr[-2000:]}")
+          f"kernel_detection: {differs}; judged against fast_math=False: {judged})\n"
+          f"{p.stderr[-2000:]}")
     return 1
 
 

@@ -43,7 +43,9 @@ static long set_cpuid_faulting(int on) {
 }
 
 static void real_cpuid(uint32_t leaf, uint32_t subleaf, uint32_t r[4]) {
-  __asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(subleaf));
+  __asm__ volatile("cpuid"
+                   : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+                   : "a"(leaf), "c"(subleaf));
 }
 
 static uint32_t clear(uint32_t value, const int* bits, size_t n) {
@@ -111,7 +113,9 @@ static void on_segv(int sig, siginfo_t* info, void* context) {
 // SIGSEGV handler with it would take cpuid's faults itself.)
 int sigaction(int sig, const struct sigaction* action, struct sigaction* old) {
   static int (*next)(int, const struct sigaction*, struct sigaction*);
-  if (next == NULL) next = (int (*)(int, const struct sigaction*, struct sigaction*))dlsym(RTLD_NEXT, "sigaction");
+  if (next == NULL) {
+    next = (int (*)(int, const struct sigaction*, struct sigaction*))dlsym(RTLD_NEXT, "sigaction");
+  }
   if (!masking || sig != SIGSEGV) return next(sig, action, old);
   if (old != NULL) *old = previous_segv;
   if (action != NULL) previous_segv = *action;

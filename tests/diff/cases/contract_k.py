@@ -20,8 +20,9 @@ def products_difference(a: qd.types.NDArray[qd.f32, 1], b: qd.types.NDArray[qd.f
 
 
 @qd.kernel
-def hull_turns(s: qd.types.NDArray[vec2, 1], t: qd.types.NDArray[vec2, 1], p: qd.types.NDArray[vec2, 1],
-               cross: qd.types.NDArray[qd.f32, 1], pops: qd.types.NDArray[qd.i32, 1]) -> None:
+def hull_turns(s: qd.types.NDArray[vec2, 1], t: qd.types.NDArray[vec2, 1],
+               p: qd.types.NDArray[vec2, 1], cross: qd.types.NDArray[qd.f32, 1],
+               pops: qd.types.NDArray[qd.i32, 1]) -> None:
     eps = 1.1920929e-07
     for i in range(s.shape[0]):
         dir_t, dir_p = t[i] - s[i], p[i] - s[i]
@@ -34,8 +35,9 @@ def hull_turns(s: qd.types.NDArray[vec2, 1], t: qd.types.NDArray[vec2, 1], p: qd
 
 
 @qd.kernel
-def multiply_adds(a: qd.types.NDArray[vec3, 1], b: qd.types.NDArray[vec3, 1], c: qd.types.NDArray[qd.f32, 1],
-                  out: qd.types.NDArray[qd.f32, 2], cr: qd.types.NDArray[vec3, 1],
+def multiply_adds(a: qd.types.NDArray[vec3, 1], b: qd.types.NDArray[vec3, 1],
+                  c: qd.types.NDArray[qd.f32, 1], out: qd.types.NDArray[qd.f32, 2],
+                  cr: qd.types.NDArray[vec3, 1],
                   d: qd.types.NDArray[qd.f64, 1]) -> None:
     for i in range(a.shape[0]):
         out[i, 0] = a[i][0] * b[i][0] + c[i]
