@@ -59,6 +59,8 @@
  *
  * Version history:
  *   index 1, pack 1, object 1 (qdbuild 0.1.0): first versions.
+ *   index 2: QDRT_ARG_FIELD arguments and their layouts. Readers take versions 1 and 2; writers
+ *            write 1 for an index without field arguments.
  */
 #ifndef QDRT_STORE_FORMAT_H
 #define QDRT_STORE_FORMAT_H
@@ -72,7 +74,10 @@ extern "C" {
 /* --- index ----------------------------------------------------------------------------------- */
 
 #define QDRT_INDEX_MAGIC "QDINDEX\0" /* 8 bytes */
-#define QDRT_INDEX_VERSION 1u
+#define QDRT_INDEX_VERSION 2u
+/* The oldest index version this header's readers take. A writer writes version 1 when no
+ * argument is a QDRT_ARG_FIELD (so older runtimes read the store), else 2. */
+#define QDRT_INDEX_MIN_VERSION 1u
 #define QDRT_INDEX_CHECKSUM_START 32u
 #define QDRT_INDEX_FLAG_PACKED 1u
 #define QDRT_NO_OBJECT 0xffffffffu
@@ -85,6 +90,13 @@ extern "C" {
 #define QDRT_ARG_SCALAR 0u
 #define QDRT_ARG_NDARRAY 1u
 #define QDRT_ARG_TEMPLATE 2u /* selects the instance; not passed to the code */
+/* Index version 2: an array of a fixed shape and layout (a qd.field in Quadrants' memory),
+ * passed to the code as a QDRT_ARG_NDARRAY is (its data the address of element 0, component
+ * 0); the code indexes it with the strides it was compiled for. element_rank <= 2, and
+ * element_shape[2], element_shape[3] are the blob offset and size of its layout: int64
+ * shape[ndim + element_rank] (outer extents, then element dims), then int64
+ * strides[ndim + element_rank] in bytes, each >= 0 and a multiple of the dtype's size. */
+#define QDRT_ARG_FIELD 3u
 
 /* Element dtype codes (qdrt_index_argument.dtype). */
 #define QDRT_DTYPE_NONE 0u

@@ -135,6 +135,9 @@ std::string type_text(const qdrt_index_argument& a) {
   if (a.kind == QDRT_ARG_NDARRAY) {
     return "ndarray(" + t + ", " + std::to_string(a.ndim) + ")";
   }
+  if (a.kind == QDRT_ARG_FIELD) {
+    return "field(" + t + ", " + std::to_string(a.ndim) + ")";
+  }
   return t;
 }
 
@@ -209,8 +212,43 @@ std::string bind_scalar(const qdrt_index_argument& a, const qdrt_value& v, uint6
   return {};
 }
 
-std::string bind_array(const qdrt_index_argument& a, const qdrt_value& v, qdrt_array& out,
+std::string dims_text(const int64_t* v, int32_t n) {
+  std::string s = "(";
+  for (int32_t i = 0; i < n; ++i) {
+    s += (i > 0 ? ", " : "") + std::to_string(v[i]);
+  }
+  return s + (n == 1 ? ",)" : ")");
+}
+
+// A field argument (QDRT_ARG_FIELD): the array's shape and byte strides must be the ones the
+// instance was compiled for (NULL strides: C-contiguous); "" or why not.
+std::string check_field_layout(const ArgInfo& arg, const qdrt_value& v) {
+  const qdrt_index_argument& a = arg.index;
+  int32_t ndim = static_cast<int32_t>(a.ndim + a.element_rank);
+  for (int32_t d = 0; d < ndim; ++d) {
+    if (v.shape[d] != arg.field_shape[d]) {
+      return "a field of shape " + dims_text(arg.field_shape, ndim) + " in this instance, got " +
+             dims_text(v.shape, ndim);
+    }
+  }
+  int64_t have[QDRT_MAX_NDIM];
+  int64_t expect = static_cast<int64_t>(dtype_size(a.dtype));
+  for (int32_t d = ndim - 1; d >= 0; --d) {
+    have[d] = v.strides != nullptr ? v.strides[d] : expect;
+    expect *= v.shape[d];
+  }
+  for (int32_t d = 0; d < ndim; ++d) {
+    if (have[d] != arg.field_strides[d] && v.shape[d] > 1) {
+      return "a field laid out with byte strides " + dims_text(arg.field_strides, ndim) +
+             " in this instance, got " + dims_text(have, ndim);
+    }
+  }
+  return {};
+}
+
+std::string bind_array(const ArgInfo& arg, const qdrt_value& v, qdrt_array& out,
                        const char*& begin, size_t& bytes) {
+  const qdrt_index_argument& a = arg.index;
   std::string want = type_text(a);
   if (v.kind != QDRT_VALUE_ARRAY) {
     return "expected an array (" + want + "), got " + value_text(v);
@@ -253,7 +291,11 @@ std::string bind_array(const qdrt_index_argument& a, const qdrt_value& v, qdrt_a
       total > static_cast<uint64_t>(INT64_MAX)) {
     return "the array's size overflows";
   }
-  if (v.strides != nullptr) {
+  if (a.kind == QDRT_ARG_FIELD) {
+    if (std::string why = check_field_layout(arg, v); !why.empty()) {
+      return why;
+    }
+  } else if (v.strides != nullptr) {
     int64_t expect = static_cast<int64_t>(itemsize);
     for (int32_t d = ndim - 1; d >= 0; --d) {
       if (v.shape[d] != 1 && v.strides[d] != expect && count > 0) {
@@ -312,7 +354,7 @@ bool bind(const Instance& inst, const qdrt_value* args, Frame& f, Mismatch& m) {
     } else {
       const char* begin = nullptr;
       size_t bytes = 0;
-      why = bind_array(a, v, f.arrays[p], begin, bytes);
+      why = bind_array(arg, v, f.arrays[p], begin, bytes);
       f.ptrs[p] = &f.arrays[p];
       ++p;
     }
@@ -324,9 +366,21 @@ bool bind(const Instance& inst, const qdrt_value* args, Frame& f, Mismatch& m) {
   return true;
 }
 
-// The first pair of ndarray arguments whose bytes overlap, as "'a' and 'b'", or "".
+// The first pair of ndarray arguments whose bytes overlap, as "'a' and 'b'", or "". Fields
+// (QDRT_ARG_FIELD) interleave in Quadrants' memory (the members of an AOS struct field) without
+// sharing an element: one aliases another only when both start at the same address.
 std::string aliased(const Instance& inst, const qdrt_value* args) {
   for (size_t i = 0; i < inst.args.size(); ++i) {
+    if (inst.args[i].index.kind == QDRT_ARG_FIELD) {
+      for (size_t j = i + 1; j < inst.args.size(); ++j) {
+        if (inst.args[j].index.kind == QDRT_ARG_FIELD && args[j].data == args[i].data &&
+            args[i].data != nullptr) {
+          return "'" + std::string(inst.args[i].name) + "' and '" +
+                 std::string(inst.args[j].name) + "'";
+        }
+      }
+      continue;
+    }
     if (inst.args[i].index.kind != QDRT_ARG_NDARRAY) {
       continue;
     }

@@ -447,6 +447,24 @@ Status Store::build_instance(uint32_t e, Instance& out) {
       return Status::error(QDRT_ERROR_CORRUPT, what() + ": argument '" + std::string(info.name) +
                                                    "' has an unusable type in the index");
     }
+    if (ia.kind == QDRT_ARG_FIELD) {
+      // (check_index: the layout lies in the blob and holds 16 bytes per dimension)
+      std::string_view layout =
+          m_file.blob(qdrt_index_bytes{ia.element_shape[2], ia.element_shape[3]});
+      uint32_t dims = ia.ndim + ia.element_rank;
+      std::memcpy(info.field_shape, layout.data(), 8u * dims);
+      std::memcpy(info.field_strides, layout.data() + 8u * dims, 8u * dims);
+      size_t itemsize = dtype_size(ia.dtype);
+      for (uint32_t d = 0; d < dims; ++d) {
+        if (info.field_shape[d] < 0 || info.field_strides[d] < 0 ||
+            info.field_strides[d] % static_cast<int64_t>(itemsize) != 0 ||
+            (d >= ia.ndim && info.field_shape[d] != ia.element_shape[d - ia.ndim])) {
+          return Status::error(QDRT_ERROR_CORRUPT, what() + ": field argument '" +
+                                                       std::string(info.name) +
+                                                       "' has an unusable layout in the index");
+        }
+      }
+    }
     if (ia.kind != QDRT_ARG_TEMPLATE) {
       ++out.passed;
     }

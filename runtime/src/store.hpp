@@ -38,6 +38,9 @@ struct TaskInfo {
 struct ArgInfo {
   std::string_view name;
   qdrt_index_argument index{};
+  // QDRT_ARG_FIELD: the fixed shape (outer extents, then element dims) and byte strides.
+  int64_t field_shape[QDRT_MAX_NDIM] = {};
+  int64_t field_strides[QDRT_MAX_NDIM] = {};
 };
 
 class Store;

@@ -165,7 +165,7 @@ Status StoreFile::check_index(std::string_view bytes) {
   if (std::memcmp(h.magic, QDRT_INDEX_MAGIC, 8) != 0) {
     return corrupt(what, "not a qdbuild index or pack (wrong magic)");
   }
-  if (h.version != QDRT_INDEX_VERSION) {
+  if (h.version < QDRT_INDEX_MIN_VERSION || h.version > QDRT_INDEX_VERSION) {
     return version_error(what, "index", h.version, QDRT_INDEX_VERSION);
   }
   if (h.header_size != sizeof h) {
@@ -209,8 +209,15 @@ Status StoreFile::check_index(std::string_view bytes) {
   }
   for (uint32_t i = 0; i < h.argument_count; ++i) {
     qdrt_index_argument a = argument(i);
-    if (!bytes_ok(a.name) || a.kind > QDRT_ARG_TEMPLATE || a.element_rank > QDRT_MAX_ELEMENT_RANK) {
+    if (!bytes_ok(a.name) || a.kind > QDRT_ARG_FIELD || (a.kind == QDRT_ARG_FIELD && h.version < 2) ||
+        a.element_rank > QDRT_MAX_ELEMENT_RANK) {
       return corrupt(what, "bad argument " + std::to_string(i));
+    }
+    if (a.kind == QDRT_ARG_FIELD &&
+        (a.element_rank > 2 || a.ndim + a.element_rank > QDRT_MAX_NDIM ||
+         !bytes_ok(qdrt_index_bytes{a.element_shape[2], a.element_shape[3]}) ||
+         a.element_shape[3] != 16u * (a.ndim + a.element_rank))) {
+      return corrupt(what, "bad field layout of argument " + std::to_string(i));
     }
   }
   std::string_view prev[3];

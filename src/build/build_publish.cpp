@@ -183,7 +183,8 @@ void Run::publish_and_log() {
     }
     e.record.module = w.module_object;
     for (const codegen::ArgumentInfo& arg : w.code.arguments) {
-      e.record.arguments.push_back({arg.name, arg.kind, arg.dtype, arg.ndim, arg.element_shape});
+      e.record.arguments.push_back({arg.name, arg.kind, arg.dtype, arg.ndim, arg.element_shape,
+                                    arg.field_shape, arg.field_strides});
     }
     m_entries.push_back(std::move(e));
     m_log_records.push_back(std::move(r));

@@ -23,10 +23,13 @@ namespace qd::codegen {
 // One kernel parameter as the store's index records it (store_format.h qdrt_index_argument).
 struct ArgumentInfo {
   std::string name;
-  uint32_t kind = 0;   // QDRT_ARG_SCALAR / QDRT_ARG_NDARRAY / QDRT_ARG_TEMPLATE
+  uint32_t kind = 0;   // QDRT_ARG_SCALAR / NDARRAY / TEMPLATE / FIELD
   uint32_t dtype = 0;  // QDRT_DTYPE_* (element scalar dtype for arrays; template: NONE)
   uint32_t ndim = 0;   // ndarray dims (0 for scalars)
   std::vector<uint32_t> element_shape;  // vector [n] / matrix [n, m] elements; empty for scalars
+  // QDRT_ARG_FIELD: the shape (outer extents, then element dims) and byte strides compiled in.
+  std::vector<int64_t> field_shape;
+  std::vector<int64_t> field_strides;
 };
 
 // One translation unit: the C++ text compiled into one object.

@@ -37,6 +37,22 @@ int32_t Param::element_count() const {
   return n;
 }
 
+bool Param::field_contiguous() const {
+  std::vector<int64_t> dims = field_shape;
+  dims.insert(dims.end(), element_shape.begin(), element_shape.end());
+  if (field_strides.size() != dims.size()) {
+    return true;
+  }
+  int64_t expect = 1;
+  for (size_t d = dims.size(); d-- > 0;) {
+    if (dims[d] > 1 && field_strides[d] != expect) {
+      return false;
+    }
+    expect *= dims[d];
+  }
+  return true;
+}
+
 const Expr* Kernel::constant_int(DType t, int64_t v) {
   Expr& e = m_exprs.emplace_back();
   e.kind = ExprKind::constant;

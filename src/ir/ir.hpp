@@ -181,6 +181,11 @@ struct Param {
   // this shape; its shape is a compile-time value in the kernel, as in Quadrants.
   bool field = false;
   std::vector<int64_t> field_shape;
+  // The field's layout in Quadrants' memory: per outer axis, then per element dim, the distance
+  // between neighbours in elements of the dtype (a multiple of its size in bytes where recorded;
+  // C-contiguous when the record gives none). Indexing uses them as compile-time constants.
+  std::vector<int64_t> field_strides;
+  bool field_contiguous() const;  // field_strides are the C-contiguous ones
   int32_t element_count() const;
 };
 

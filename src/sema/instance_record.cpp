@@ -91,8 +91,9 @@ std::string tuple_text(const std::vector<int64_t>& v) {
 
 bool template_value(const json& v, ConfigValue& out, std::string& why, int depth);
 
-// A recorded qd.field: {"field": dtype, "shape": [...], "element": [n] | [n, m], "grad": true}
-// -> {__field__ = true, dtype = "f32" | "vector(3, f32)" | ..., ndim, shape = (d0, ...)}.
+// A recorded qd.field: {"field": dtype, "shape": [...], "element": [n] | [n, m], "grad": true,
+// "strides": [...]} -> {__field__ = true, dtype = "f32" | "vector(3, f32)" | ..., ndim,
+// shape = (d0, ...), strides = (s0, ...)}.
 bool field_value(const json& v, ConfigValue& out, std::string& why) {
   if (!v.at("field").is_string() || !v.contains("shape") || !v.at("shape").is_array()) {
     why = "a field description needs a dtype and a shape";
@@ -125,6 +126,19 @@ bool field_value(const json& v, ConfigValue& out, std::string& why) {
   out.table["shape"] = scalar(Value::tuple(std::move(dims)));
   if (v.value("grad", false)) {
     out.table["needs_grad"] = scalar(Value::boolean(true));
+  }
+  if (v.contains("strides")) {
+    // Its layout in Quadrants' memory when not C-contiguous: byte strides per axis, then per
+    // element dim (docs/record.md).
+    std::vector<Value> strides;
+    for (const json& d : v.at("strides")) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0) {
+        why = "a field's strides hold '" + d.dump() + "', not a byte stride";
+        return false;
+      }
+      strides.push_back(Value::integer(d.get<int64_t>()));
+    }
+    out.table["strides"] = scalar(Value::tuple(std::move(strides)));
   }
   return true;
 }

@@ -38,6 +38,9 @@ struct Argument {
   uint32_t dtype = 0;  // QDRT_DTYPE_*
   uint32_t ndim = 0;
   std::vector<uint32_t> element_shape;  // at most QDRT_MAX_ELEMENT_RANK dims
+  // QDRT_ARG_FIELD: the fixed shape (outer extents, then element dims) and byte strides.
+  std::vector<int64_t> field_shape;
+  std::vector<int64_t> field_strides;
 
   bool operator==(const Argument&) const = default;
 };

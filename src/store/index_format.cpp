@@ -94,6 +94,7 @@ Result<std::string> write_index(const std::vector<Entry>& entries, int64_t creat
   };
 
   BlobWriter blob;
+  bool any_field = false;
   std::vector<qdrt_index_entry> entry_table;
   std::vector<qdrt_index_task> task_table;
   std::vector<qdrt_index_argument> argument_table;
@@ -131,6 +132,26 @@ Result<std::string> write_index(const std::vector<Entry>& entries, int64_t creat
       ia.ndim = a.ndim;
       ia.element_rank = static_cast<uint32_t>(a.element_shape.size());
       std::copy(a.element_shape.begin(), a.element_shape.end(), ia.element_shape);
+      if (a.kind == QDRT_ARG_FIELD) {
+        size_t dims = a.ndim + a.element_shape.size();
+        if (a.element_shape.size() > 2 || a.field_shape.size() != dims ||
+            a.field_strides.size() != dims) {
+          return fail(FailureKind::invalid, "index: field argument '" + a.name + "' of kernel '" +
+                                                e->key.kernel_id + "' has no layout of " +
+                                                std::to_string(dims) + " dims");
+        }
+        std::string layout;
+        for (const std::vector<int64_t>* part : {&a.field_shape, &a.field_strides}) {
+          for (int64_t x : *part) {
+            layout.append(reinterpret_cast<const char*>(&x), sizeof x);  // little-endian
+          }
+        }
+        qdrt_index_bytes ref{};
+        fits = fits && blob.add(layout, ref);
+        ia.element_shape[2] = ref.offset;
+        ia.element_shape[3] = ref.size;
+        any_field = true;
+      }
       argument_table.push_back(ia);
     }
     entry_table.push_back(ie);
@@ -143,7 +164,7 @@ Result<std::string> write_index(const std::vector<Entry>& entries, int64_t creat
   std::string out(sizeof(qdrt_index_header), '\0');
   qdrt_index_header h{};
   std::memcpy(h.magic, QDRT_INDEX_MAGIC, 8);
-  h.version = QDRT_INDEX_VERSION;
+  h.version = any_field ? QDRT_INDEX_VERSION : QDRT_INDEX_MIN_VERSION;
   h.header_size = sizeof h;
   h.flags = locate != nullptr ? QDRT_INDEX_FLAG_PACKED : 0;
   h.entry_count = static_cast<uint32_t>(entry_table.size());
@@ -200,9 +221,10 @@ Result<IndexView> IndexView::open(std::string_view bytes, const std::string& nam
   if (std::memcmp(h.magic, QDRT_INDEX_MAGIC, 8) != 0) {
     return damaged("not a qdbuild index (wrong magic)");
   }
-  if (h.version != QDRT_INDEX_VERSION) {
+  if (h.version < QDRT_INDEX_MIN_VERSION || h.version > QDRT_INDEX_VERSION) {
     return damaged("unsupported index format version " + std::to_string(h.version) +
-                   " (this qdbuild reads version " + std::to_string(QDRT_INDEX_VERSION) + ")");
+                   " (this qdbuild reads versions " + std::to_string(QDRT_INDEX_MIN_VERSION) + " to " +
+                   std::to_string(QDRT_INDEX_VERSION) + ")");
   }
   if (h.header_size != sizeof h) {
     return damaged("bad header size");
@@ -255,8 +277,15 @@ Result<IndexView> IndexView::open(std::string_view bytes, const std::string& nam
   for (uint32_t i = 0; i < h.argument_count; ++i) {
     auto a = load<qdrt_index_argument>(bytes, h.arguments_offset +
                                                   uint64_t{i} * sizeof(qdrt_index_argument));
-    if (!bytes_ok(a.name) || a.kind > QDRT_ARG_TEMPLATE || a.element_rank > QDRT_MAX_ELEMENT_RANK) {
+    if (!bytes_ok(a.name) || a.kind > QDRT_ARG_FIELD || (a.kind == QDRT_ARG_FIELD && h.version < 2) ||
+        a.element_rank > QDRT_MAX_ELEMENT_RANK) {
       return damaged("bad argument " + std::to_string(i));
+    }
+    if (a.kind == QDRT_ARG_FIELD &&
+        (a.element_rank > 2 || a.ndim + a.element_rank > 8 ||
+         !bytes_ok(qdrt_index_bytes{a.element_shape[2], a.element_shape[3]}) ||
+         a.element_shape[3] != 16u * (a.ndim + a.element_rank))) {
+      return damaged("bad field layout of argument " + std::to_string(i));
     }
   }
   for (uint32_t i = 0; i < h.entry_count; ++i) {
@@ -310,9 +339,18 @@ Entry IndexView::entry(size_t i) const {
     auto a = load<qdrt_index_argument>(
         m_bytes,
         m_header.arguments_offset + (uint64_t{e.first_argument} + k) * sizeof(qdrt_index_argument));
-    out.record.arguments.push_back(
-        {std::string(blob_bytes(a.name)), a.kind, a.dtype, a.ndim,
-         std::vector<uint32_t>(a.element_shape, a.element_shape + a.element_rank)});
+    Argument arg{std::string(blob_bytes(a.name)), a.kind, a.dtype, a.ndim,
+                 std::vector<uint32_t>(a.element_shape, a.element_shape + a.element_rank), {}, {}};
+    if (a.kind == QDRT_ARG_FIELD) {
+      std::string_view layout = blob_bytes(qdrt_index_bytes{a.element_shape[2], a.element_shape[3]});
+      size_t dims = a.ndim + a.element_rank;
+      for (size_t d = 0; d < 2 * dims; ++d) {
+        int64_t x = 0;
+        std::memcpy(&x, layout.data() + 8 * d, 8);
+        (d < dims ? arg.field_shape : arg.field_strides).push_back(x);
+      }
+    }
+    out.record.arguments.push_back(std::move(arg));
   }
   return out;
 }

@@ -20,8 +20,8 @@ Entry make_entry(std::string kernel, std::string target, int tasks, int64_t last
                               sha256(e.key.kernel_id + std::to_string(i))});
   }
   e.record.module = sha256(e.key.kernel_id + e.key.target);
-  e.record.arguments = {{"x", QDRT_ARG_NDARRAY, QDRT_DTYPE_F32, 1, {3}},
-                        {"dt", QDRT_ARG_SCALAR, QDRT_DTYPE_F64, 0, {}}};
+  e.record.arguments = {{"x", QDRT_ARG_NDARRAY, QDRT_DTYPE_F32, 1, {3}, {}, {}},
+                        {"dt", QDRT_ARG_SCALAR, QDRT_DTYPE_F64, 0, {}, {}, {}}};
   e.record.last_used = last_used;
   return e;
 }
@@ -50,6 +50,30 @@ TEST_CASE("index: write then read back every field; lookups by binary search") {
   CHECK_FALSE(view->find("", "", ""));
   CHECK(view->find_object(*entries[3].record.module).has_value());
   CHECK_FALSE(view->find_object(sha256("nothing")));
+}
+
+TEST_CASE("index: field arguments keep their layout; an index without them stays version 1") {
+  Entry plain = make_entry("m:plain", "cpu", 1);
+  Result<std::string> v1 = write_index({plain}, 0);
+  REQUIRE(v1.ok());
+  CHECK(IndexView::open(*v1, "i")->header().version == 1u);
+
+  Entry e = make_entry("m:k", "cpu", 1);
+  // self.p.pos: an AOS struct member, 6 x vec3 f32 in 16-byte cells; self.g: a 0-d field.
+  e.record.arguments.push_back(
+      {"self.p.pos", QDRT_ARG_FIELD, QDRT_DTYPE_F32, 1, {3}, {6, 3}, {16, 4}});
+  e.record.arguments.push_back({"self.g", QDRT_ARG_FIELD, QDRT_DTYPE_F64, 0, {}, {}, {}});
+  Result<std::string> v2 = write_index({e, plain}, 0);
+  REQUIRE(v2.ok());
+  Result<IndexView> view = IndexView::open(*v2, "i");
+  REQUIRE(view.ok());
+  CHECK(view->header().version == 2u);
+  CHECK(view->entry(*view->find("m:k", e.key.instance, "cpu")) == e);
+  CHECK(view->entry(*view->find("m:plain", plain.key.instance, "cpu")) == plain);
+
+  Entry bad = make_entry("m:bad", "cpu", 1);
+  bad.record.arguments.push_back({"f", QDRT_ARG_FIELD, QDRT_DTYPE_F32, 2, {}, {4}, {4}});
+  CHECK(write_index({bad}, 0).failure().kind == FailureKind::invalid);  // 1 dim for 2
 }
 
 TEST_CASE("index: empty index, hostile strings, duplicate keys refused") {

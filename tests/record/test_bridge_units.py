@@ -123,19 +123,60 @@ class Getters(unittest.TestCase):
         self.assertEqual(record.describe_field(sparse), {
             "unsupported": "a qd.field under a sparse SNode (pointer, bitmasked, dynamic)"})
 
-    def test_method_kernels_of_data_oriented_objects_fall_back(self):
+    def test_data_oriented_self_described_as_the_instance_reads_it(self):
         import os
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(sys.path[0])), "tests",
                                         "record"))
         from app import kernels  # (the record app's data_oriented solver over fields)
-        from qdrt import record
+        from qdrt import objects
         s = kernels.Particles(4, scene=None)
-        kernel = type(s).step._primal
-        self.b.kernels = {record.kernel_id(kernel.func)}
-        self.b.store = object()
+        pos = "pos={__field__=True, dtype='vector(3, f32)', ndim=1, shape=(4,)}"
+        m = "m={__field__=True, dtype='f32', ndim=1, shape=(4,)}"
+        seg = ("data_oriented app.kernels.Particles {__class__='app.kernels.Particles', n=4, "
+               "p={__struct_field__=True, " + m + ", " + pos + "}, res=(4, 2)}")
+        desc, text, guards = objects.describe(s, seg)
+        self.assertTrue(seg.endswith(" " + text), text)  # only the members the instance names
+        self.assertNotIn("scene", text)
+        self.assertTrue(objects.guards_hold(guards))
+        s.res[1] = 3  # a numpy array read by value, changed in place
+        self.assertFalse(objects.guards_hold(guards))
+        s.res[1] = 2
+        s.n = 4 + 0  # the same value: still the instance
+        self.assertTrue(objects.guards_hold(guards))
+        s.p = type(s.p)  # a member reassigned
+        self.assertFalse(objects.guards_hold(guards))
+        s2 = kernels.Particles(8, scene=None)
+        _, text2, _ = objects.describe(s2, seg)
+        self.assertEqual(objects.difference(seg, text2), "self.n is 8 here, 4 in the built instance")
+        s2.n = 4
+        _, text2, _ = objects.describe(s2, seg)
+        why = objects.difference(seg, text2)
+        self.assertTrue(why.startswith("self.p.m is {__field__=True, dtype='f32', ndim=1, "
+                                       "shape=(8,)} here, {"), why)
+        self.assertTrue(why.endswith("shape=(4,)} in the built instance"), why)
+        self.assertIsNone(objects.describe(s2, seg.replace("n=4", "gone=4")))
+
+    def test_fields_in_place_or_refused_naming_the_field(self):
+        from qdrt import fields
+        st = qd.types.struct(pos=qd.math.vec3, m=qd.f32)
+        aos = st.field(shape=(5,), layout=qd.Layout.AOS)
+        arr = self.b.field_array(aos.pos, "self.p.pos", "cpu")  # (no torch in this venv)
+        self.assertEqual((arr.dtype, arr.shape, arr.strides), ("f32", (5, 3), (16, 4)))
+        self.assertEqual(arr.data + 12, self.b.field_array(aos.m, "self.p.m", "cpu").data)
+        aos.m[3] = 7.5
+        self.assertEqual(float(np.ctypeslib.as_array((qdrt.ctypes.c_float * 1).from_address(
+            arr.data + 3 * 16 + 12))[0]), 7.5)
+        self.assertIs(self.b.field_array(aos.pos, "self.p.pos", "cpu"), arr)  # one per field
+        dev = self.b.field_array(aos.pos, "self.p.pos", "cuda")
+        self.assertIs(type(dev), qdrt.DeviceArray)
+        nested = qd.field(qd.f32)
+        qd.root.dense(qd.i, 4).dense(qd.j, 2).place(nested)
         with self.assertRaises(bridge._Fallback) as e:
-            self.b.make_plan(kernel, (s, 0.25))
-        self.assertIn("method kernel of a data_oriented object", str(e.exception))
+            self.b.field_array(nested, "self.x", "cpu")
+        self.assertEqual(str(e.exception), "argument 'self.x': under nested SNodes "
+                         "(qd.root.dense(...).dense(...)); only one dense level is a strided array")
+        self.assertRaises(fields.NotStrided, fields.layout, qd.field(qd.f32, shape=(4,),
+                                                                      offset=(-2,)))
 
     def test_arch_and_threads(self):
         self.assertEqual(bridge._arch(), "cpu")

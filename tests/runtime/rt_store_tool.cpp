@@ -11,8 +11,9 @@
 //         "tasks": [{"name": T, "kind": "range"|"serial", "temps_size": N, "result_dtype": "i64",
 //                    "grain": N, "block_dim": N, "flags": N, "abi_version": N (default 1),
 //                    "metadata_size": N (default 32: a wrong size tests the reader)}],
-//         "arguments": [{"name": A, "kind": "scalar"|"ndarray"|"template", "dtype": "f32",
-//                        "ndim": N, "element_shape": [..]}]}]}
+//         "arguments": [{"name": A, "kind": "scalar"|"ndarray"|"template"|"field", "dtype": "f32",
+//                        "ndim": N, "element_shape": [..], field: "field_shape": [..],
+//                        "field_strides": [bytes..]}]}]}
 // Exit: 0 ok; 1 a store error or a bad spec (printed).
 #include <cstdio>
 #include <fstream>
@@ -120,10 +121,13 @@ int publish(const std::string& spec_path) {
       std::string kind = ja.at("kind").get<std::string>();
       a.kind = kind == "scalar"    ? QDRT_ARG_SCALAR
                : kind == "ndarray" ? QDRT_ARG_NDARRAY
+               : kind == "field"   ? QDRT_ARG_FIELD
                                    : QDRT_ARG_TEMPLATE;
       a.dtype = k_dtypes.at(ja.value("dtype", std::string("none")));
       a.ndim = ja.value("ndim", 0u);
       a.element_shape = ja.value("element_shape", std::vector<uint32_t>{});
+      a.field_shape = ja.value("field_shape", std::vector<int64_t>{});
+      a.field_strides = ja.value("field_strides", std::vector<int64_t>{});
       e.record.arguments.push_back(std::move(a));
     }
     entries.push_back(std::move(e));

@@ -90,8 +90,8 @@ Entry make_entry(size_t i, const Options& o, std::vector<std::string>& contents)
   }
   contents.push_back(content(i * 16 + 15, o.max_kb));
   e.record.module = sha256(contents.back());
-  e.record.arguments = {{"x", QDRT_ARG_NDARRAY, QDRT_DTYPE_F32, 2, {3}},
-                        {"dt", QDRT_ARG_SCALAR, QDRT_DTYPE_F32, 0, {}}};
+  e.record.arguments = {{"x", QDRT_ARG_NDARRAY, QDRT_DTYPE_F32, 2, {3}, {}, {}},
+                        {"dt", QDRT_ARG_SCALAR, QDRT_DTYPE_F32, 0, {}, {}, {}}};
   e.record.last_used = static_cast<int64_t>(std::time(nullptr));
   return e;
 }

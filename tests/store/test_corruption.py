@@ -97,7 +97,7 @@ index_cases = [
      "checksum"),
     ("index byte flipped", lambda d: flip(d, len(d) - 20), "checksum"),
     ("index wrong magic", lambda d: bytearray(b"QDXNDEX\0") + d[8:], "wrong magic"),
-    ("index wrong version", lambda d: d[:8] + bytearray([2, 0, 0, 0]) + d[12:], "version 2"),
+    ("index wrong version", lambda d: d[:8] + bytearray([3, 0, 0, 0]) + d[12:], "version 3"),
 ]
 for what, fn, why in index_cases:
     store = fresh()

@@ -90,36 +90,44 @@ _CODES = {name: code for code, name in _NAMES.items()}
 
 
 class HostArray:
-    """A C-contiguous array in host memory given by address: `data` (an int), `dtype` (a qdrt
-    dtype name: 'f32', 'i32', 'u1', ...) and `shape` (the ndarray's dims, then the element dims
-    of a vector / matrix dtype). For memory no buffer protocol exposes (a Quadrants ndarray:
-    its runtime's data pointer); the caller keeps the memory alive during the call."""
+    """An array in host memory given by address: `data` (an int), `dtype` (a qdrt dtype name:
+    'f32', 'i32', 'u1', ...) and `shape` (the ndarray's dims, then the element dims of a vector /
+    matrix dtype); `strides` (bytes per dim, default C-contiguous) only for a kernel's field
+    arguments, which take the layout they were built for (a qd.field in Quadrants' memory). For
+    memory no buffer protocol exposes (a Quadrants ndarray: its runtime's data pointer); the
+    caller keeps the memory alive during the call."""
 
-    __slots__ = ("data", "dtype", "shape", "_code", "_shape")
+    __slots__ = ("data", "dtype", "shape", "strides", "_code", "_shape", "_strides")
 
-    def __init__(self, data, dtype, shape):
+    def __init__(self, data, dtype, shape, strides=None):
         if dtype not in _CODES:
             raise ArgumentError("HostArray: unknown dtype %r (expected one of %s)" %
                                 (dtype, " ".join(sorted(_CODES))), "QDRT_ERROR_ARGUMENT")
         self.data, self.dtype, self.shape = int(data), dtype, tuple(int(d) for d in shape)
         self._code = _CODES[dtype]
         self._shape = _shape_type(len(self.shape))(*self.shape)
+        self.strides, self._strides = None, None
+        if strides is not None:
+            self.strides = tuple(int(s) for s in strides)
+            if len(self.strides) != len(self.shape):
+                raise ArgumentError("HostArray: %d strides for %d dims" %
+                                    (len(self.strides), len(self.shape)), "QDRT_ERROR_ARGUMENT")
+            self._strides = _shape_type(len(self.strides))(*self.strides)
 
     def __repr__(self):
-        return "HostArray(0x%x, %r, %r)" % (self.data, self.dtype, self.shape)
+        return "%s(0x%x, %r, %r%s)" % (type(self).__name__, self.data, self.dtype, self.shape,
+                                       "" if self.strides is None else ", %r" % (self.strides,))
 
 
 class DeviceArray(HostArray):
-    """A C-contiguous array in CUDA device memory given by address: `data` (a CUdeviceptr as an
-    int), `dtype` and `shape` as for HostArray. For device memory that no
+    """An array in CUDA device memory given by address: `data` (a CUdeviceptr as an int),
+    `dtype`, `shape` and `strides` as for HostArray. For device memory that no
     __cuda_array_interface__ describes (a Quadrants ndarray on CUDA: its runtime's data pointer);
     the call runs the kernel's CUDA instance, on the stream given to it (default: the default
     stream). The caller keeps the memory alive until the kernel has run."""
 
     __slots__ = ()
 
-    def __repr__(self):
-        return "DeviceArray(0x%x, %r, %r)" % (self.data, self.dtype, self.shape)
 
 
 _VALUE_NONE, _VALUE_ARRAY, _VALUE_INT, _VALUE_FLOAT, _VALUE_BOOL, _VALUE_TEXT = range(6)
@@ -533,6 +541,7 @@ class Kernel:
             v.dtype, v.ndim = a._code, len(a.shape)
             v.data = a.data or None
             v.shape = ctypes.addressof(a._shape)
+            v.strides = ctypes.addressof(a._strides) if a._strides is not None else None
             keep.append(a)
             return None
         cai = None

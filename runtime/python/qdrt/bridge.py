@@ -31,7 +31,7 @@ import sys
 import threading
 
 import qdrt
-from qdrt import instances, record
+from qdrt import fields, instances, objects, record
 
 __all__ = ["install"]
 
@@ -131,12 +131,15 @@ class _Plan:
     and scalar values: the key), the converted arguments are prepared once (Kernel.prepare)
     and the plan keeps the argument objects alive, so their identities cannot be reused."""
 
-    __slots__ = ("kernel", "getters", "kid", "prepared", "args", "owner", "calls")
+    __slots__ = ("kernel", "getters", "kid", "prepared", "args", "owner", "calls", "guards")
 
-    def __init__(self, kid, kernel, getters, args, stable, owner=None):
+    def __init__(self, kid, kernel, getters, args, stable, owner=None, guards=()):
         self.kid, self.kernel, self.getters = kid, kernel, getters
         self.owner = owner  # the Quadrants Kernel: its id is in the key
         self.calls = 0
+        # What the selection read of mutable objects (a data_oriented self's members): checked
+        # before every use (objects.guards_hold); a plan whose guards fail is made again.
+        self.guards = guards
         self.prepared = kernel.prepare(*[g(args) for g in getters]) if stable else None
         # Always kept: the cache is keyed by the arguments' ids, which a new object could reuse
         # once these died (a new config object with other values would select this instance).
@@ -148,26 +151,20 @@ class _Plan:
         return self.kernel(*[g(args) for g in self.getters])
 
 
-def _holds_field(desc, depth=0):
-    """Whether a recorded description is or holds a field."""
-    if isinstance(desc, dict):
-        if "field" in desc or "struct_field" in desc:
-            return True
-        return depth < 8 and any(_holds_field(v, depth + 1) for v in desc.values())
-    if isinstance(desc, list):
-        return depth < 8 and any(_holds_field(v, depth + 1) for v in desc)
-    return False
+def _is_field(v):
+    return type(v).__name__ in ("ScalarField", "MatrixField") and \
+        type(v).__module__.startswith("quadrants")
 
 
 class _Refusal:
     """A cached 'the store does not serve this call': the reason, and the objects whose
     identities are in the key (kept alive, as a plan keeps them)."""
 
-    __slots__ = ("reason", "args", "owner", "kid", "calls")
+    __slots__ = ("reason", "args", "owner", "kid", "calls", "guards")
 
     def __init__(self, reason, args, owner):
         self.reason, self.args, self.owner = reason, args, owner
-        self.kid, self.calls = None, 0
+        self.kid, self.calls, self.guards = None, 0, ()
 
 
 class _Bridge:
@@ -179,6 +176,7 @@ class _Bridge:
         self.kernels = None
         self.plans = {}     # (id(kernel), key of the arguments) -> _Plan
         self.descriptions = {}  # (id(annotation), id(object)) -> see describe()
+        self.field_arrays = {}  # (id(field), arch) -> (field, qdrt array over its memory)
         self.served_before = {}  # kernel id -> calls served by plans no longer cached
         self.fallback = {}  # kernel id -> {"calls": n, "reason": text}
         self.patched = False
@@ -248,6 +246,8 @@ class _Bridge:
         # objects alive, so an identity is not reused while the plan exists).
         key = (id(kernel), *[(type(a), a) if type(a) in _VALUE_TYPES else id(a) for a in args])
         plan = self.plans.get(key)
+        if plan is not None and plan.guards and not objects.guards_hold(plan.guards):
+            plan = None  # a member the selection read has changed: select again
         if plan is None:
             # (A Quadrants Kernel's autodiff mode is fixed when it is made: its adjoint is
             # another Kernel; the plan keeps this one alive.)
@@ -286,19 +286,19 @@ class _Bridge:
         metas = list(kernel.arg_metas)
         if len(args) != len(metas):
             raise _Fallback(f"called with {len(args)} arguments for {len(metas)} parameters")
-        if metas and metas[0].name == "self" and hasattr(args[0], "__dict__"):
-            # A data_oriented solver's method kernel: the store has it (qdbuild builds it from a
-            # record), but its fields live in Quadrants' memory, which the bridge does not pass.
-            raise _Fallback("a method kernel of a data_oriented object (its fields stay in "
-                            "Quadrants' memory: the bridge does not pass fields)")
+        # A data_oriented solver's method kernel: `self` is described as each built instance
+        # reads it (qdrt.objects), the other parameters as the recorder describes them.
+        is_self = bool(metas) and metas[0].name == "self" and record._app_object(args[0])
         desc, texts = {}, {}
         for m, v in zip(metas, args):
+            if is_self and m is metas[0]:
+                continue
             desc[m.name], texts[m.name] = self.describe(m.annotation, v)
-            if _holds_field(desc[m.name]):
-                raise _Fallback(f"'{m.name}' is or holds a qd.field (fields stay in Quadrants' "
-                                "memory: the bridge does not pass fields)")
         k = store.kernel(kid)
         built = k.instances
+        guards = ()
+        if is_self:
+            desc["self"], texts["self"], guards = self.describe_self(kernel, built, args[0])
         idx, segments = instances.select_segments(built, desc, texts)
         if idx is None:
             raise _Fallback("no built instance is this call (record it and build again)")
@@ -308,17 +308,74 @@ class _Bridge:
         stable = True
         for name in k.arguments(idx):
             root, _, path = name.partition(".")
+            i = position[root]
+            value = _member(args[i], path)
+            if _is_field(value):
+                # A qd.field (a template argument, or a member of a template object or of self):
+                # its memory in place, as the layout the instance was built for. Fixed while
+                # the objects on its path are (the key's identities; guards for self's members).
+                arr = self.field_array(value, name, arch)
+                getters.append(lambda a, v=arr: v)
+                continue
             if root in templates and not path:
                 text = segments[name]
                 getters.append(lambda a, t=text: t)
                 continue
-            i = position[root]
-            value = _member(args[i], path)
             getters.append(self.getter(i, path, value, name, arch))
             stable = stable and _fixed(args[i], path) and not type(value).__module__.startswith(
                 "torch")
         # (CUDA launches are not prepared: Kernel.prepare is the CPU's.)
-        return _Plan(kid, k, getters, args, stable and arch == "cpu", kernel)
+        return _Plan(kid, k, getters, args, stable and arch == "cpu", kernel, guards)
+
+    def describe_self(self, kernel, built, obj):
+        """(description, text, guards) of a data_oriented `self` as the built instance that is
+        this object reads it (qdrt.objects); _Fallback naming the first differing member (a
+        field's shape, a count) when no built instance is."""
+        segments = []
+        for inst in built:
+            seg = instances.split_instance(inst).get("self")
+            if seg is not None and seg not in segments:
+                segments.append(seg)
+        first = None
+        for seg in segments:
+            got = objects.describe(obj, seg)
+            if got is None:
+                continue
+            desc, text, guards = got
+            if seg == text or seg.endswith(" " + text):
+                return desc, text, guards
+            if first is None:
+                first = objects.difference(seg, text)
+        if first is None:
+            raise _Fallback("self: no built instance reads this object's members (record it and "
+                            "build again)")
+        raise _Fallback(f"no built instance is this call: {first} (record it and build again)")
+
+    def field_array(self, field, name, arch):
+        """A qdrt.HostArray (DeviceArray on CUDA) over a qd.field's own memory, with the
+        layout's strides (qdrt.fields): one per field object, kept with it."""
+        key = (id(field), arch)
+        hit = self.field_arrays.get(key)
+        if hit is not None and hit[0] is field:
+            return hit[1]
+        try:
+            lay = fields.layout(field, f"'{name}'")
+            data = fields.address(lay)
+        except fields.NotStrided as e:
+            raise _Fallback(f"argument {e}") from None
+        except ModuleNotFoundError as e:
+            raise _Fallback(f"argument '{name}': a qd.field's address comes from Quadrants' "
+                            f"to_dlpack, which needs torch ({e})") from None
+        except Exception as e:  # noqa: BLE001 - Quadrants refused to export it
+            raise _Fallback(f"argument '{name}': Quadrants gives no address for the field "
+                            f"({type(e).__name__}: {e})") from None
+        wrap = qdrt.HostArray if arch == "cpu" else qdrt.DeviceArray
+        arr = wrap(data, lay.dtype, lay.shape, lay.strides)
+        with self.lock:
+            if len(self.field_arrays) >= _MAX_PLANS:
+                self.field_arrays.clear()
+            self.field_arrays[key] = (field, arr)  # (keeps the field alive: its id stays its)
+        return arr
 
     def describe(self, ann, value):
         """The recorder's description of one argument and its canonical text. A frozen

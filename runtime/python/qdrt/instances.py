@@ -168,6 +168,8 @@ def _template(v, depth=0):
         t["shape"] = _template({"tuple": v["shape"]}, depth + 1)
         if v.get("grad"):
             t["needs_grad"] = _Scalar("True")
+        if "strides" in v:  # its layout in Quadrants' memory, when not C-contiguous
+            t["strides"] = _template({"tuple": v["strides"]}, depth + 1)
         return t
     if "struct_field" in v:  # struct_field_value
         t = _Table()

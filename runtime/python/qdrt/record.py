@@ -30,6 +30,8 @@ import sys
 import threading
 import types
 
+from qdrt import fields
+
 FORMAT = "qdrt-record 1"
 
 _state = None
@@ -146,8 +148,9 @@ def describe_array(v, ann=None):
 
 def describe_field(v, depth=0):
     """A qd.field (ScalarField, MatrixField) as {"field": dtype, "shape": [...]} with
-    "element": [n] / [n, m] for a vector / matrix field and "grad": true when it was made with
-    needs_grad; a struct field (qd.types.struct(...).field(...)) as {"struct_field": {member:
+    "element": [n] / [n, m] for a vector / matrix field, "grad": true when it was made with
+    needs_grad and "strides": [bytes per axis, then per element dim] when its elements are not
+    C-contiguous in Quadrants' memory (qdrt.fields); a struct field (qd.types.struct(...).field(...)) as {"struct_field": {member:
     description}} (docs/record.md)."""
     name = type(v).__name__
     if name == "StructField":
@@ -177,6 +180,14 @@ def describe_field(v, depth=0):
         out["element"] = [v.n] if v.ndim == 1 else [v.n, v.m]
     if _has_grad(v):
         out["grad"] = True
+    try:
+        lay = fields.layout(v)
+    except fields.NotStrided:
+        lay = None  # (not one strided array: built for a copy; the bridge refuses it, saying why)
+    except Exception:  # noqa: BLE001 - an SNode tree Quadrants cannot materialize yet
+        lay = None
+    if lay is not None and not lay.contiguous:
+        out["strides"] = list(lay.strides)  # its layout in Quadrants' memory (docs/record.md)
     return out
 
 

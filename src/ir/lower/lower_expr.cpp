@@ -309,6 +309,7 @@ const Expr* Lowerer::array_index(int32_t param, const std::vector<Val>& indices,
     idx = std::move(physical);
   }
   const Expr* flat = nullptr;
+  bool strided = p.field && !p.field_contiguous();
   for (size_t k = 0; k < idx.size(); ++k) {
     if (is_float(idx[k]->type)) {
       type_error(pos,
@@ -321,6 +322,13 @@ const Expr* Lowerer::array_index(int32_t param, const std::vector<Val>& indices,
     }
     // Indices are i32 (docs/language.md §3); the flat offset is computed in i64.
     const Expr* i = m_kernel->cast(DType::i64, m_kernel->cast(DType::i32, idx[k]));
+    if (strided) {
+      // A field's own layout (lower_field.cpp): the element's place, in elements of the dtype.
+      const Expr* term = m_kernel->binary(BinOp::mul, DType::i64, i,
+                                          m_kernel->constant_int(DType::i64, p.field_strides[k]));
+      flat = flat == nullptr ? term : m_kernel->binary(BinOp::add, DType::i64, flat, term);
+      continue;
+    }
     if (flat == nullptr) {
       flat = i;
     } else {
@@ -336,18 +344,36 @@ const Expr* Lowerer::array_index(int32_t param, const std::vector<Val>& indices,
   return flat;
 }
 
+const Expr* Lowerer::component_index(int32_t param, const Expr* flat, int32_t k) {
+  const Param& p = m_kernel->params[param];
+  if (p.field && !p.field_contiguous()) {
+    // `flat` is the place of component 0 (array_index); component (r, c) lies r and c element
+    // strides further.
+    size_t nd = static_cast<size_t>(p.ndim);
+    int64_t cols = p.element_shape.size() > 1 ? p.element_shape[1] : 1;
+    int64_t offset = (k / cols) * p.field_strides[nd];
+    if (p.element_shape.size() > 1) {
+      offset += (k % cols) * p.field_strides[nd + 1];
+    }
+    return m_kernel->binary(BinOp::add, DType::i64, flat,
+                            m_kernel->constant_int(DType::i64, offset));
+  }
+  int32_t n = p.element_count();
+  return m_kernel->binary(
+      BinOp::add, DType::i64,
+      m_kernel->binary(BinOp::mul, DType::i64, flat, m_kernel->constant_int(DType::i64, n)),
+      m_kernel->constant_int(DType::i64, k));
+}
+
 Val Lowerer::array_element(int32_t param, const Expr* flat) {
   const Param& p = m_kernel->params[param];
   if (p.element_shape.empty()) {
     return Val::of_scalar(m_kernel->load(param, flat));
   }
   int32_t n = p.element_count();
-  const Expr* base =
-      m_kernel->binary(BinOp::mul, DType::i64, flat, m_kernel->constant_int(DType::i64, n));
   std::vector<const Expr*> elems;
   for (int32_t k = 0; k < n; ++k) {
-    elems.push_back(m_kernel->load(param, m_kernel->binary(BinOp::add, DType::i64, base,
-                                                           m_kernel->constant_int(DType::i64, k))));
+    elems.push_back(m_kernel->load(param, component_index(param, flat, k)));
   }
   return Val::of_tensor(std::move(elems), p.element_shape[0],
                         p.element_shape.size() > 1 ? p.element_shape[1] : 0, p.dtype);

@@ -8,6 +8,12 @@
 // shape; the shape is a compile-time value in the kernel (`f.shape`, loops over the field), as in
 // Quadrants, where fields are allocated before any kernel is traced.
 //
+// Where the elements are is the field's layout, recorded as byte strides (`strides = (16, 4)`:
+// per outer axis, then per element dim) when it is not C-contiguous: an AOS struct field's
+// members interleave in their shared cells, a vector field with Layout.SOA keeps each component
+// apart. Indexing multiplies by those strides as compile-time constants, so the bridge passes
+// the field's own memory, never a copy.
+//
 // A struct field is not one array: each of its members is a field of its own (Quadrants places
 // each member under its own SNode; with Layout.AOS they share one, which changes where the
 // values live in Quadrants' memory, not what the kernel computes). `sf[i, j]` is an element:
@@ -67,8 +73,37 @@ Val Lowerer::field_member(const std::string& where, const sema::ConfigValue& giv
     }
     prm.field_shape.push_back(static_cast<int64_t>(d.iv));
   }
+  std::vector<int64_t> dims = prm.field_shape;
+  dims.insert(dims.end(), prm.element_shape.begin(), prm.element_shape.end());
+  if (const sema::ConfigValue* strides = item(given, "strides"); strides != nullptr) {
+    int64_t size = byte_size(prm.dtype);
+    if (strides->is_table || strides->scalar.kind != sema::Value::Kind::tuple ||
+        strides->scalar.items.size() != dims.size()) {
+      fail(pos, "QD207",
+           "the field '" + where + "' has recorded strides that are not " +
+               std::to_string(dims.size()) + " byte strides (one per axis and element dim)");
+    }
+    for (const sema::Value& d : strides->scalar.items) {
+      if (d.kind != sema::Value::Kind::integer || d.iv < 0 || d.iv > (int64_t{1} << 40) ||
+          static_cast<int64_t>(d.iv) % size != 0) {
+        fail(pos, "QD207",
+             "the field '" + where + "' has a recorded stride that is not a multiple of its " +
+                 std::to_string(size) + "-byte dtype");
+      }
+      prm.field_strides.push_back(static_cast<int64_t>(d.iv) / size);
+    }
+  } else {
+    prm.field_strides.assign(dims.size(), 1);
+    for (size_t d = dims.size(); d-- > 1;) {
+      prm.field_strides[d - 1] = prm.field_strides[d] * dims[d];
+    }
+  }
   std::string dtype = prm.text.substr(8, prm.text.rfind(',') - 8);  // "ndarray(DT, N)"
-  prm.text = "field(" + dtype + ", shape=" + shape_text(prm.field_shape) + ")";
+  prm.text = "field(" + dtype + ", shape=" + shape_text(prm.field_shape);
+  if (!prm.field_contiguous()) {
+    prm.text += ", strides=" + shape_text(prm.field_strides);  // (in elements)
+  }
+  prm.text += ")";
   int32_t k = add_param(std::move(prm), std::move(order));
   Val a;
   a.kind = Val::Kind::array;
@@ -285,7 +320,20 @@ Val Lowerer::fill_array(int32_t param, const Val& value, const ast::Pos& pos) {
   st->label = p.name + ".fill";
   st->var = k.new_var("", DType::i64);
   Block* saved = enter_loop(st, parallel ? Loop::Kind::parallel : Loop::Kind::serial);
-  LValue lv = array_lvalue(param, k.var_ref(st->var), false, pos);
+  const Expr* at = k.var_ref(st->var);
+  if (p.field && !p.field_contiguous()) {
+    // The flat loop counts elements in row-major order; their places follow the layout.
+    std::vector<Val> index(static_cast<size_t>(p.ndim));
+    const Expr* rest = at;
+    for (int32_t a = p.ndim - 1; a >= 0; --a) {
+      const Expr* extent = k.constant_int(DType::i64, std::max<int64_t>(p.field_shape[a], 1));
+      index[a] = Val::of_scalar(k.cast(DType::i32, k.binary(BinOp::raw_mod, DType::i64, rest,
+                                                            extent)));
+      rest = k.binary(BinOp::raw_div, DType::i64, rest, extent);
+    }
+    at = array_index(param, index, pos);
+  }
+  LValue lv = array_lvalue(param, at, false, pos);
   if (lv.kind == LValue::Kind::tensor) {
     for (const LValue& part : lv.parts) {
       write(part, v, pos);

@@ -640,15 +640,12 @@ Lowerer::LValue Lowerer::array_lvalue(int32_t param, const Expr* flat, bool snap
   lv.rows = p.element_shape[0];
   lv.cols = p.element_shape.size() > 1 ? p.element_shape[1] : 0;
   lv.type = p.dtype;
-  const Expr* base_index =
-      m_kernel->binary(BinOp::mul, DType::i64, flat, m_kernel->constant_int(DType::i64, n));
   for (int32_t k = 0; k < n; ++k) {
     LValue part;
     part.kind = LValue::Kind::element;
     part.array = param;
     part.type = p.dtype;
-    part.index =
-        m_kernel->binary(BinOp::add, DType::i64, base_index, m_kernel->constant_int(DType::i64, k));
+    part.index = component_index(param, flat, k);
     lv.parts.push_back(part);
   }
   return lv;

@@ -220,6 +220,8 @@ private:
   const Expr* condition(const Val& v, const ast::Pos& pos);          // integral -> u1
   bool static_truth(const Val& v, const ast::Pos& pos);              // a compile-time condition
   const Expr* array_index(int32_t param, const std::vector<Val>& indices, const ast::Pos& pos);
+  // The place of component k (row-major in the element) of the element at `flat`.
+  const Expr* component_index(int32_t param, const Expr* flat, int32_t k);
   Val array_element(int32_t param, const Expr* flat);                // scalar or tensor element
   Val cast_val(const Val& v, DType t, const ast::Pos& pos);          // implicit casts, qd.cast
   Val construct_scalar(const Val& v, DType t, const ast::Pos& pos);  // T(x)

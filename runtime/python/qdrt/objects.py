@@ -1,0 +1,143 @@
+"""A data_oriented `self` described from the live object, as a built instance reads it.
+
+The recorder describes a method kernel's `self` by what Quadrants' trace read of it (the
+attributes its AST builder looked up, object by object: docs/record.md), so a built instance's
+`self` segment names exactly those members: `{__class__='m.Solver', n=64, p={__struct_field__=
+True, pos={__field__=True, ...}}, sh={__class__='m.Hash', cell=0.1}}`. An unchanged app's call
+has no trace. describe() reads the same members off the live object, following the instance's
+own text (objects by their attributes, tuples of objects by index, bound methods by their object),
+and describes them with the recorder's own code: the call is that instance exactly when the texts
+are equal. What the description read is kept as guards (each attribute's object, and the bytes of
+the small numpy arrays read by value), so a later call with the same object re-checks them instead
+of describing again: a member reassigned (a field rebuilt by qd.FieldsBuilder, a resized scene's
+counts) is seen at the next call.
+"""
+
+from qdrt import instances, record
+
+__all__ = ["describe", "difference", "guards_hold"]
+
+_PRIMITIVES = (bool, int, float, str)
+
+
+def _tree(text, depth=0):
+    """The keys of a canonical table text, nested: {key: subtree or None for a leaf}."""
+    if depth > 32 or not text.startswith("{") or not text.endswith("}"):
+        return None
+    out = {}
+    for part in instances._split_top(text[1:-1]):
+        key, _, value = part.partition("=")
+        value = value.strip()
+        out[key.strip()] = _tree(value, depth + 1) if value.startswith("{") else None
+    return out
+
+
+def _table_text(segment):
+    """An instance's segment for a template object: `data_oriented m.C {...}` -> `{...}`."""
+    return segment[segment.index("{"):] if "{" in segment else segment
+
+
+def _read(obj, tree, accessed, guards, depth=0):
+    """Follows `tree` over the live `obj`, filling the recorder's `accessed` ({id: (object,
+    {attribute: value})}) and `guards`; False when an attribute the instance names is missing."""
+    if tree is None or depth > 32:
+        return True
+    if "__class__" in tree:
+        entry = accessed.get(id(obj))
+        reads = entry[1] if entry is not None else {}
+        for key, sub in tree.items():
+            if key.startswith("__"):
+                continue
+            try:
+                value = getattr(obj, key)
+            except Exception:  # noqa: BLE001 - a missing member or a raising property
+                return False
+            reads[key] = value
+            guards.append(_guard(obj, key, value))
+            if not _read(value, sub, accessed, guards, depth + 1):
+                return False
+        accessed[id(obj)] = (obj, reads)
+        return True
+    if "__tuple__" in tree:
+        try:
+            for key, sub in tree.items():
+                if key.isdigit() and not _read(obj[int(key)], sub, accessed, guards, depth + 1):
+                    return False
+        except Exception:  # noqa: BLE001 - not indexable as the instance says
+            return False
+        return True
+    if "__method__" in tree:
+        target = getattr(obj, "instance", None)
+        return target is not None and _read(target, tree.get("__self__"), accessed, guards,
+                                            depth + 1)
+    return True
+
+
+def _guard(obj, key, value):
+    if type(value).__module__ == "numpy" and hasattr(value, "tobytes") and \
+            getattr(value, "size", 1 << 30) <= record._MAX_CONSTANT_ARRAY:
+        return (obj, key, value, value.tobytes())  # read by value: its bytes too
+    return (obj, key, value, None)
+
+
+def guards_hold(guards):
+    """Whether every attribute a description read is still the object (or value) it read."""
+    for obj, key, seen, data in guards:
+        try:
+            now = getattr(obj, key)
+        except Exception:  # noqa: BLE001
+            return False
+        if now is not seen:
+            if not (type(now) in _PRIMITIVES and type(now) is type(seen) and now == seen):
+                return False
+        elif data is not None and now.tobytes() != data:
+            return False
+    return True
+
+
+def describe(obj, segment):
+    """(description, canonical text, guards) of `obj` as the instance whose `self` segment is
+    `segment` reads it, or None when `obj` is not that instance's object."""
+    tree = _tree(_table_text(segment))
+    if tree is None:
+        return None
+    accessed, guards = {}, []
+    if not _read(obj, tree, accessed, guards):
+        return None
+    desc = {"template": record.describe_value(obj, accessed=accessed)}
+    try:
+        text = instances.config_text(desc)
+    except ValueError:
+        return None
+    return desc, text, guards
+
+
+def difference(segment, text, prefix="self"):
+    """The first member where the instance's `segment` and a live object's description `text`
+    differ: "self.p.pos is {...shape=(128,)} here, {...shape=(64,)} in the built instance"."""
+    built, here = _items(_table_text(segment)), _items(text)
+    if built is None or here is None:
+        return f"{prefix} is {text} here, {segment} in the built instance"
+    for key in sorted(set(built) | set(here)):
+        a, b = built.get(key), here.get(key)
+        if a == b:
+            continue
+        path = f"{prefix}.{key}"
+        if a is None or b is None:
+            return f"{path} is {'missing' if b is None else b} here, " \
+                   f"{'missing' if a is None else a} in the built instance"
+        inner = _items(a)
+        if inner is not None and "__field__" not in inner and b.startswith("{"):
+            return difference(a, b, path)  # an object or a struct field: which member
+        return f"{path} is {b} here, {a} in the built instance"
+    return f"{prefix} differs from the built instance"
+
+
+def _items(text):
+    if not text.startswith("{") or not text.endswith("}"):
+        return None
+    out = {}
+    for part in instances._split_top(text[1:-1]):
+        key, _, value = part.partition("=")
+        out[key.strip()] = value.strip()
+    return out
