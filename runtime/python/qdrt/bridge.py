@@ -306,10 +306,15 @@ class _Bridge:
         templates = {m.name for m in metas if record._annotation_kind(m.annotation) == "template"}
         getters = []
         stable = True
+        guards = list(guards)
         for name in k.arguments(idx):
             root, _, path = name.partition(".")
             i = position[root]
             value = _member(args[i], path)
+            if type(value).__module__ == "quadrants._tensor_wrapper" and \
+                    _is_field(getattr(value, "_impl", None)):
+                guards.append((value, "_impl", value._impl, None))  # a qd.Tensor over a field
+                value = value._impl
             if _is_field(value):
                 # A qd.field (a template argument, or a member of a template object or of self):
                 # its memory in place, as the layout the instance was built for. Fixed while
