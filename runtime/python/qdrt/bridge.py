@@ -281,11 +281,16 @@ class _Bridge:
             raise _Fallback(f"arch {arch} (the bridge serves the CPU and CUDA)")
         kid = record.kernel_id(kernel.func)
         store = self.open()
-        if kid not in self.kernels:
-            raise _Fallback("not in the store")
         metas = list(kernel.arg_metas)
         if len(args) != len(metas):
             raise _Fallback(f"called with {len(args)} arguments for {len(metas)} parameters")
+        if kid not in self.kernels:
+            # An argument qdbuild cannot take at all is the better reason (and why no build
+            # has the kernel: its record's instances were refused).
+            for m, v in zip(metas, args):
+                if not (m is metas[0] and m.name == "self" and record._app_object(v)):
+                    self.describe(m.annotation, v, m.name)
+            raise _Fallback("not in the store")
         # A data_oriented solver's method kernel: `self` is described as each built instance
         # reads it (qdrt.objects), the other parameters as the recorder describes them.
         is_self = bool(metas) and metas[0].name == "self" and record._app_object(args[0])
@@ -293,7 +298,7 @@ class _Bridge:
         for m, v in zip(metas, args):
             if is_self and m is metas[0]:
                 continue
-            desc[m.name], texts[m.name] = self.describe(m.annotation, v)
+            desc[m.name], texts[m.name] = self.describe(m.annotation, v, m.name)
         k = store.kernel(kid)
         built = k.instances
         guards = ()
@@ -382,7 +387,7 @@ class _Bridge:
             self.field_arrays[key] = (field, arr)  # (keeps the field alive: its id stays its)
         return arr
 
-    def describe(self, ann, value):
+    def describe(self, ann, value, name="?"):
         """The recorder's description of one argument and its canonical text. A frozen
         dataclass (frozen all the way down, holding Quadrants ndarrays, qd.Tensors, primitive
         values and None) is described once per object: what its description depends on that
@@ -397,7 +402,7 @@ class _Bridge:
         try:
             text = instances.param_text(desc)
         except ValueError as e:  # a field, an object the recorder cannot describe, ...
-            raise _Fallback(f"an argument qdbuild cannot take: {e}") from None
+            raise _Fallback(f"argument '{name}': {e} (qdbuild cannot take it)") from None
         guards = []
         if _frozen_members(value, guards):
             with self.lock:

@@ -60,3 +60,27 @@ class Particles:
 def scale(f: qd.template(), k: qd.f32):
     for I in qd.grouped(f):
         f[I] = f[I] * k
+
+
+@qd.kernel
+def shifted_scale(f: qd.template(), k: qd.f32):
+    for I in qd.grouped(f):
+        f[I] = f[I] * k
+
+
+@qd.kernel
+def sparse_scale(f: qd.template(), k: qd.f32):
+    for I in qd.grouped(f):
+        f[I] = f[I] * k
+
+
+@qd.kernel
+def nested_scale(f: qd.template(), k: qd.f32):
+    for I in qd.grouped(f):
+        f[I] = f[I] * k
+
+
+@qd.kernel
+def square_sum(x: qd.template(), loss: qd.template()):
+    for i in x:
+        loss[None] += x[i] * x[i]
