@@ -7,7 +7,14 @@ call; libqdrt chooses the instance and checks and binds every argument at each c
 arguments, same thread count (Quadrants' and libqdrt's CPU pools both take every core).
 
   genesis_call_bench.py [--scene franka|go2] [--calls 2000] [--rounds 5] [--qdbuild PATH]
-                        [--python GENESIS_PY]
+                        [--python GENESIS_PY] [--fresh KERNEL_ID]
+
+--fresh KERNEL_ID: that kernel instead (one the scene calls with a torch tensor, e.g.
+genesis.engine.solvers.rigid.abd.forward_kinematics:kernel_forward_kinematics_links_geoms and its
+envs_idx), each call with a new copy of every torch tensor argument, as an app that makes a new
+tensor per call (Genesis's set_qpos(..., envs_idx=...) in a planner's collision checks, an RL
+reset) calls it: Quadrants' call against the bridge's (no prepared launch: a plan per what
+selects the instance, the tensors' pointers read at each call).
 
 The scene runs 20 steps on Quadrants, remembering the last arguments of every kernel; then the
 chosen kernel is called `--calls` times each way, `--rounds` rounds interleaved, and the medians
@@ -47,8 +54,19 @@ store = state.open()
 def flattened(kid):
     k = store.kernel(kid)
     return max(len(k.arguments(i)) for i in range(len(k.instances)))
-kid = max((k for k in last if k in state.kernels), key=flattened)
+fresh = os.environ.get("QD_FRESH")
+kid = fresh or max((k for k in last if k in state.kernels), key=flattened)
 kernel, args = last[kid]
+tensors = [i for i, a in enumerate(args) if type(a).__module__.startswith("torch")]
+if fresh:
+    import torch
+    if not tensors:
+        raise SystemExit(f"{kid} takes no torch tensor")
+    def with_fresh():
+        a = list(args)
+        for i in tensors:
+            a[i] = a[i].clone()
+        return a
 calls, rounds = int(os.environ["QD_CALLS"]), int(os.environ["QD_ROUNDS"])
 bridged = Kernel.__call__
 plan, _ = state.plan(kernel, args, {})
@@ -60,21 +78,28 @@ def per_call(f):
     return (time.perf_counter() - t) / calls * 1e6
 # qdrt_launch itself on the same arguments converted once: instance choice and every argument
 # checked and bound in C at each call (what qdrt_prepare does once).
-values, keep, _ = plan.kernel._values([g(args) for g in plan.getters], None)
-size, res = ctypes.c_size_t(len(plan.getters)), qdrt._Value()
+values, keep, _ = plan.kernel._values(plan.arguments(args), None)
+size, res = ctypes.c_size_t(len(plan.values)), qdrt._Value()
 handle = plan.kernel._handle
 def checked():
     if qdrt._launch_unchecked(handle, values, size, ctypes.byref(res)) != 0:
         raise RuntimeError(qdrt._lib.qdrt_last_error())
 times = {"quadrants": [], "bridge": [], "prepared": [], "checked": []}
+if fresh:
+    times = {"quadrants": [], "bridge": [], "clone": []}
+    for _ in range(rounds):
+        times["clone"].append(per_call(with_fresh))
+        times["quadrants"].append(per_call(lambda: plain_call(kernel, *with_fresh())))
+        times["bridge"].append(per_call(lambda: bridged(kernel, *with_fresh())))
+    rounds = 0
 for _ in range(rounds):
     times["quadrants"].append(per_call(lambda: plain_call(kernel, *args)))
     times["bridge"].append(per_call(lambda: bridged(kernel, *args)))
     if prepared is not None:
         times["prepared"].append(per_call(prepared))
     times["checked"].append(per_call(checked))
-print(json.dumps({"kernel": kid, "arguments": len(plan.getters),
-                  "prepared": prepared is not None,
+print(json.dumps({"kernel": kid, "arguments": len(plan.values),
+                  "prepared": prepared is not None and not fresh, "fresh": bool(fresh),
                   "us": {k: statistics.median(v) for k, v in times.items() if v}}))
 '''
 
@@ -87,6 +112,7 @@ def main():
     ap.add_argument("--qdbuild", default=os.path.join(ROOT, "build", "bin", "qdbuild"))
     ap.add_argument("--python", default=os.path.join(ROOT, "build", "genesis-venv", "bin",
                                                      "python"))
+    ap.add_argument("--fresh", metavar="KERNEL_ID")
     opts = ap.parse_args()
     site = genesis_env.site_packages()
     if site is None or not os.path.exists(opts.python):
@@ -106,6 +132,7 @@ def main():
                if k not in ("QDRT_STORE", "QDRT_RECORD", "QDRT_STORE_STATS")}
         env.update(PYTHONPATH=os.path.join(ROOT, "runtime", "python"), QD_STORE=store,
                    QD_CALLS=str(opts.calls), QD_ROUNDS=str(opts.rounds),
+                   QD_FRESH=opts.fresh or "",
                    QD_SCENE=os.path.join(ROOT, "tests", "genesis", "scenes", f"{opts.scene}.py"),
                    QDRT_LIBRARY=os.environ.get("QDRT_LIBRARY", os.path.join(
                        ROOT, "build", "lib", "libqdrt.so")))
@@ -115,6 +142,14 @@ def main():
             return 1
         r = json.loads(p.stdout.strip().splitlines()[-1])
     us = r["us"]
+    if r["fresh"]:
+        q, b, c = us["quadrants"] - us["clone"], us["bridge"] - us["clone"], us["clone"]
+        print(f"{opts.scene}: {r['kernel']} ({r['arguments']} arguments), a new copy of its torch "
+              f"tensors at each call, median of {opts.rounds} rounds x {opts.calls} calls "
+              f"(less the copy itself, {c:.2f} us):")
+        print(f"  Quadrants Kernel.__call__   {q:8.2f} us/call")
+        print(f"  bridge (hooked __call__)    {b:8.2f} us/call ({b / q:.2f}x Quadrants)")
+        return 0
     print(f"{opts.scene}: largest kernel {r['kernel']} ({r['arguments']} arguments), "
           f"median of {opts.rounds} rounds x {opts.calls} calls:")
     print(f"  Quadrants Kernel.__call__   {us['quadrants']:8.2f} us/call")

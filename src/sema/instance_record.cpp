@@ -390,6 +390,11 @@ RecordedParam param_value(const json& d, int depth) {
     r.omit = true;
     return r;
   }
+  if (d.contains("field")) {
+    // A qd.field given where an array is taken (performance mode): its shape and layout.
+    r.ok = field_value(d, r.value, r.why);
+    return r;
+  }
   if (d.contains("dataclass")) {
     r.value = table();
     r.value.table["__class__"] = scalar(Value::string(d.at("dataclass").get<std::string>()));

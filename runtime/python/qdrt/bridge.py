@@ -126,29 +126,49 @@ def _member(obj, path):
 
 class _Plan:
     """How to run one kernel for one argument set: the libqdrt kernel and, per argument of the
-    selected instance, a function of the call's positional arguments. When nothing the
-    arguments hold can move (frozen dataclasses, Quadrants ndarrays, numpy arrays, template
-    and scalar values: the key), the converted arguments are prepared once (Kernel.prepare)
-    and the plan keeps the argument objects alive, so their identities cannot be reused."""
+    selected instance, its value: computed once where nothing can move it (a field, a template's
+    text, a member of a frozen dataclass, a Quadrants ndarray or numpy array passed as itself:
+    the key holds those objects' identities), else a function of the call's positional
+    arguments (`dynamic`: the arrays of a plan shared by calls with fresh arrays, torch tensors,
+    members of mutable objects). When every value is fixed, the launch is prepared once
+    (Kernel.prepare). The plan keeps the objects whose identities are in its key alive, so an id
+    cannot be reused while it exists."""
 
-    __slots__ = ("kernel", "getters", "kid", "prepared", "args", "owner", "calls", "guards")
+    __slots__ = ("kernel", "values", "dynamic", "kid", "prepared", "args", "owner", "calls",
+                 "guards")
 
-    def __init__(self, kid, kernel, getters, args, stable, owner=None, guards=()):
-        self.kid, self.kernel, self.getters = kid, kernel, getters
+    def __init__(self, kid, kernel, entries, args, owner=None, guards=(), fresh=(), prepare=True):
+        """entries: per libqdrt argument (getter, position of the call argument it reads or
+        None, fixed); fresh: the positions whose objects may differ at every call."""
+        self.kid, self.kernel = kid, kernel
         self.owner = owner  # the Quadrants Kernel: its id is in the key
         self.calls = 0
         # What the selection read of mutable objects (a data_oriented self's members): checked
         # before every use (objects.guards_hold); a plan whose guards fail is made again.
         self.guards = guards
-        self.prepared = kernel.prepare(*[g(args) for g in getters]) if stable else None
-        # Always kept: the cache is keyed by the arguments' ids, which a new object could reuse
-        # once these died (a new config object with other values would select this instance).
-        self.args = args
+        self.values, self.dynamic = [], []
+        for k, (getter, pos, fixed) in enumerate(entries):
+            if fixed and pos not in fresh:
+                self.values.append(getter(args))
+            else:
+                self.values.append(None)
+                self.dynamic.append((k, getter))
+        self.prepared = kernel.prepare(*self.values) if prepare and not self.dynamic else None
+        self.args = tuple(a for i, a in enumerate(args) if i not in fresh)
+
+    def arguments(self, args):
+        """libqdrt's arguments for a call with positional arguments `args`."""
+        if not self.dynamic:
+            return self.values
+        values = list(self.values)
+        for k, getter in self.dynamic:
+            values[k] = getter(args)
+        return values
 
     def run(self, args):
         if self.prepared is not None:
             return self.prepared()
-        return self.kernel(*[g(args) for g in self.getters])
+        return self.kernel(*self.arguments(args))
 
 
 def _is_field(v):
@@ -175,6 +195,7 @@ class _Bridge:
         self.store = None
         self.kernels = None
         self.plans = {}     # (id(kernel), key of the arguments) -> _Plan
+        self.selections = {}  # (id(kernel), arrays by description, the rest as in plans) -> _Plan
         self.descriptions = {}  # (id(annotation), id(object)) -> see describe()
         self.field_arrays = {}  # (id(field), arch) -> (field, qdrt array over its memory)
         self.served_before = {}  # kernel id -> calls served by plans no longer cached
@@ -254,26 +275,78 @@ class _Bridge:
             for a in args:
                 if isinstance(a, (bool, int, float, str)) and type(a) not in _VALUE_TYPES:
                     _VALUE_TYPES.add(type(a))  # numpy.float64, an IntEnum: by value next time
+            # Calls with fresh arrays (a new torch tensor each call: Genesis's envs_idx, an RL
+            # reset) share one plan per what selects the instance: the arrays' descriptions
+            # (dtype, dims, layout, device), the other arguments as in the key.
+            fresh, skey = self.selection_key(kernel, args)
+            if skey is not None:
+                shared = self.selections.get(skey)
+                if shared is not None and (not shared.guards or objects.guards_hold(
+                        shared.guards)):
+                    if shared.__class__ is _Refusal:
+                        raise _Fallback(shared.reason)
+                    return shared, args
             try:
                 mode = str(getattr(kernel, "autodiff_mode", "")).split(".")[-1]
                 if mode and mode.upper() != "NONE":
                     raise _Fallback(f"autodiff ({mode.lower()})")
-                plan = self.make_plan(kernel, args)
+                kid, k, entries, guards = self.make_plan(kernel, args)
+                plan = _Plan(kid, k, entries, args, kernel, guards,
+                             prepare=_arch() == "cpu")
+                if skey is not None:
+                    self.remember(self.selections, skey,
+                                  _Plan(kid, k, entries, args, kernel, guards, fresh, False))
             except _Fallback as why:
                 plan = _Refusal(str(why), args, kernel)  # the next such call falls back at once
-            with self.lock:
-                if len(self.plans) >= _MAX_PLANS:
-                    # An app passing new objects at every call: forget the oldest plans (and
-                    # with them the argument objects they keep).
-                    for old in list(self.plans)[:_MAX_PLANS // 4]:
-                        gone = self.plans.pop(old)
-                        if gone.calls:
-                            self.served_before[gone.kid] = \
-                                self.served_before.get(gone.kid, 0) + gone.calls
-                self.plans[key] = plan
+                if skey is not None:
+                    self.remember(self.selections, skey, _Refusal(plan.reason, tuple(
+                        a for i, a in enumerate(args) if i not in fresh), kernel))
+            self.remember(self.plans, key, plan)
         if plan.__class__ is _Refusal:
             raise _Fallback(plan.reason)
         return plan, args
+
+    def remember(self, cache, key, plan):
+        with self.lock:
+            if len(cache) >= _MAX_PLANS:
+                # An app passing new objects at every call: forget the oldest plans (and with
+                # them the argument objects they keep).
+                for old in list(cache)[:_MAX_PLANS // 4]:
+                    gone = cache.pop(old)
+                    if gone.calls:
+                        self.served_before[gone.kid] = \
+                            self.served_before.get(gone.kid, 0) + gone.calls
+            cache[key] = plan
+
+    def selection_key(self, kernel, args):
+        """(positions of the arrays, key) where the call passes arrays that a later call may
+        replace by others of the same description (torch tensors, numpy arrays, Quadrants
+        ndarrays at the top level), else ((), None)."""
+        fresh, parts = [], [id(kernel)]
+        metas = None
+        for i, a in enumerate(args):
+            t = type(a)
+            if t in _VALUE_TYPES:
+                parts.append((t, a))
+                continue
+            mod = t.__module__
+            if mod.startswith("torch") and hasattr(a, "data_ptr"):
+                parts.append(("torch", str(a.dtype), a.dim(), a.device.type, a.is_contiguous(),
+                              bool(a.requires_grad)))
+            elif mod == "numpy" and t.__name__ == "ndarray":
+                parts.append(("numpy", a.dtype.str, a.ndim, a.flags.c_contiguous,
+                              a.flags.writeable))
+            elif t.__name__ in ("ScalarNdarray", "VectorNdarray", "MatrixNdarray"):
+                if metas is None:
+                    metas = kernel.arg_metas
+                parts.append(("qd", record.describe_array(a, metas[i].annotation)))
+            else:
+                parts.append(id(a))
+                continue
+            fresh.append(i)
+        if not fresh:
+            return (), None
+        return frozenset(fresh), tuple(parts)
 
     def make_plan(self, kernel, args):
         arch = _arch()
@@ -309,8 +382,7 @@ class _Bridge:
             raise _Fallback("no built instance is this call (record it and build again)")
         position = {m.name: i for i, m in enumerate(metas)}
         templates = {m.name for m in metas if record._annotation_kind(m.annotation) == "template"}
-        getters = []
-        stable = True
+        entries = []  # (getter, position read or None, fixed)
         guards = list(guards)
         for name in k.arguments(idx):
             root, _, path = name.partition(".")
@@ -325,17 +397,17 @@ class _Bridge:
                 # its memory in place, as the layout the instance was built for. Fixed while
                 # the objects on its path are (the key's identities; guards for self's members).
                 arr = self.field_array(value, name, arch)
-                getters.append(lambda a, v=arr: v)
+                entries.append((lambda a, v=arr: v, None, True))
                 continue
             if root in templates and not path:
                 text = segments[name]
-                getters.append(lambda a, t=text: t)
+                entries.append((lambda a, t=text: t, None, True))
                 continue
-            getters.append(self.getter(i, path, value, name, arch))
-            stable = stable and _fixed(args[i], path) and not type(value).__module__.startswith(
-                "torch")
+            entries.append((self.getter(i, path, value, name, arch), i,
+                            _fixed(args[i], path) and not type(value).__module__.startswith(
+                                "torch")))
         # (CUDA launches are not prepared: Kernel.prepare is the CPU's.)
-        return _Plan(kid, k, getters, args, stable and arch == "cpu", kernel, guards)
+        return kid, k, entries, guards
 
     def describe_self(self, kernel, built, obj):
         """(description, text, guards) of a data_oriented `self` as the built instance that is
@@ -459,7 +531,7 @@ class _Bridge:
     def document(self):
         with self.lock:
             served = dict(self.served_before)
-            for plan in self.plans.values():
+            for plan in [*self.plans.values(), *self.selections.values()]:
                 if plan.calls and plan.kid is not None:
                     served[plan.kid] = served.get(plan.kid, 0) + plan.calls
         return {"served": dict(sorted(served.items())),

@@ -230,6 +230,8 @@ def config_text(desc):
         return None
     if "dataclass" in desc:
         return _dataclass(desc).text()
+    if "field" in desc:  # a qd.field given where an array is taken (performance mode)
+        return _template(desc).text()
     if "value" in desc:
         return _template(desc["value"]).text()
     raise ValueError(desc.get("unsupported", f"not a parameter description: {desc!r}"))

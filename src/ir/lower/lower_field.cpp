@@ -43,24 +43,10 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 
 }  // namespace
 
-Val Lowerer::field_member(const std::string& where, const sema::ConfigValue& given,
-                          std::vector<int32_t> order, const ast::Pos& pos) {
-  if (item(given, "__struct_field__") != nullptr) {
-    Val v = make_object(false, sema::k_none, "struct field", where, &given, std::move(order));
-    v.obj->struct_field = true;
-    return v;
-  }
-  sema::ParamType t;
-  t.kind = sema::ParamType::Kind::ndarray;
-  const sema::ConfigValue* shape = item(given, "shape");
-  sema::ConfigValue table = given;  // ndim: the shape's length where the table leaves it out
-  if (item(given, "ndim") == nullptr && shape != nullptr && !shape->is_table &&
-      shape->scalar.kind == sema::Value::Kind::tuple) {
-    table.table["ndim"].scalar =
-        sema::Value::integer(static_cast<sema::Int>(shape->scalar.items.size()));
-  }
-  Param prm = ndarray_param(where, t, &table, pos);
+void Lowerer::make_field(Param& prm, const sema::ConfigValue& given, const std::string& where,
+                         const ast::Pos& pos) {
   prm.field = true;
+  const sema::ConfigValue* shape = item(given, "shape");
   if (shape == nullptr || shape->is_table || shape->scalar.kind != sema::Value::Kind::tuple ||
       static_cast<int32_t>(shape->scalar.items.size()) != prm.ndim) {
     fail(pos, "QD207",
@@ -104,6 +90,26 @@ Val Lowerer::field_member(const std::string& where, const sema::ConfigValue& giv
     prm.text += ", strides=" + shape_text(prm.field_strides);  // (in elements)
   }
   prm.text += ")";
+}
+
+Val Lowerer::field_member(const std::string& where, const sema::ConfigValue& given,
+                          std::vector<int32_t> order, const ast::Pos& pos) {
+  if (item(given, "__struct_field__") != nullptr) {
+    Val v = make_object(false, sema::k_none, "struct field", where, &given, std::move(order));
+    v.obj->struct_field = true;
+    return v;
+  }
+  sema::ParamType t;
+  t.kind = sema::ParamType::Kind::ndarray;
+  const sema::ConfigValue* shape = item(given, "shape");
+  sema::ConfigValue table = given;  // ndim: the shape's length where the table leaves it out
+  if (item(given, "ndim") == nullptr && shape != nullptr && !shape->is_table &&
+      shape->scalar.kind == sema::Value::Kind::tuple) {
+    table.table["ndim"].scalar =
+        sema::Value::integer(static_cast<sema::Int>(shape->scalar.items.size()));
+  }
+  table.table["__field__"].scalar = sema::Value::boolean(true);
+  Param prm = ndarray_param(where, t, &table, pos);  // (a field: make_field)
   int32_t k = add_param(std::move(prm), std::move(order));
   Val a;
   a.kind = Val::Kind::array;

@@ -287,6 +287,15 @@ Param Lowerer::ndarray_param(const std::string& name, const sema::ParamType& t,
     }
   }
   p.text += ")";
+  if (v != nullptr && v->is_table && v->table.contains("__field__")) {
+    // A qd.field where an array is taken (Genesis's performance mode passes its state fields
+    // to ndarray parameters and holds them in dataclass members): an array of its recorded
+    // shape and layout, as a field member of self is.
+    if (!p.layout.empty()) {
+      fail(pos, "QD207", "the field '" + name + "' given for a parameter with a layout");
+    }
+    make_field(p, *v, name, pos);
+  }
   return p;
 }
 

@@ -220,6 +220,10 @@ private:
   const Expr* condition(const Val& v, const ast::Pos& pos);          // integral -> u1
   bool static_truth(const Val& v, const ast::Pos& pos);              // a compile-time condition
   const Expr* array_index(int32_t param, const std::vector<Val>& indices, const ast::Pos& pos);
+  // Makes `prm` (an ndarray parameter from ndarray_param) the qd.field `given` describes: its
+  // recorded shape and layout (lower_field.cpp).
+  void make_field(Param& prm, const sema::ConfigValue& given, const std::string& where,
+                  const ast::Pos& pos);
   // The place of component k (row-major in the element) of the element at `flat`.
   const Expr* component_index(int32_t param, const Expr* flat, int32_t k);
   Val array_element(int32_t param, const Expr* flat);                // scalar or tensor element

@@ -1,9 +1,10 @@
 """The Franka arm on a plane (Genesis rigid solver, CPU): the first scene qdbuild builds.
 
-  python franka.py [--steps N] [--out FILE.json] [--backend cpu|cuda]
+  python franka.py [--steps N] [--out FILE.json] [--backend cpu|cuda] [--performance-mode]
 
 Prints the time of scene.build() and of the first step; with --out writes every step's qpos,
-qvel and contact count (for comparing runs)."""
+qvel and contact count (for comparing runs). --performance-mode: gs.init(performance_mode=True),
+Genesis's solver state in qd.fields instead of ndarrays."""
 
 import argparse
 import json
@@ -17,8 +18,10 @@ def main():
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--out")
     ap.add_argument("--backend", default="cpu", choices=["cpu", "cuda"])
+    ap.add_argument("--performance-mode", action="store_true")
     opts = ap.parse_args()
-    gs.init(backend=getattr(gs, opts.backend), logging_level="warning")
+    gs.init(backend=getattr(gs, opts.backend), logging_level="warning",
+            **({"performance_mode": True} if opts.performance_mode else {}))
     scene = gs.Scene(show_viewer=False)
     scene.add_entity(gs.morphs.Plane())
     franka = scene.add_entity(gs.morphs.MJCF(file="xml/franka_emika_panda/panda.xml"))
