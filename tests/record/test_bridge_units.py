@@ -178,6 +178,46 @@ class Getters(unittest.TestCase):
         self.assertRaises(fields.NotStrided, fields.layout, qd.field(qd.f32, shape=(4,),
                                                                       offset=(-2,)))
 
+    def test_field_layouts_are_the_memory(self):
+        """Every layout qdrt.fields reads, against the field's own to_numpy(): the strides and
+        the address it gives, read as a numpy view of Quadrants' memory."""
+        import ctypes
+        from qdrt import fields
+        st = qd.types.struct(pos=qd.types.vector(3, qd.f32), rho=qd.f32, k=qd.f64,
+                             m=qd.types.matrix(2, 2, qd.i32))
+        sa = st.field(shape=(6, 5), layout=qd.Layout.AOS)
+        ss = st.field(shape=(6,), layout=qd.Layout.SOA)
+        cases = {"scalar": qd.field(qd.f32, shape=(5, 3)),
+                 "vector": qd.Vector.field(3, qd.f32, shape=(4,)),
+                 "matrix": qd.Matrix.field(2, 3, qd.f64, shape=(2, 2)),
+                 "soa vector": qd.Vector.field(3, qd.f32, shape=(4,), layout=qd.Layout.SOA),
+                 "soa matrix": qd.Matrix.field(2, 2, qd.f32, shape=(3,), layout=qd.Layout.SOA),
+                 "0-d": qd.field(qd.i32, shape=()),
+                 "0-d vector": qd.Vector.field(2, qd.f64, shape=()),
+                 "order kij": qd.field(qd.f32, shape=(3, 5, 2), order="kij"),
+                 "vector order ji": qd.Vector.field(3, qd.f32, shape=(4, 6), order="ji")}
+        for k in ("pos", "rho", "k", "m"):
+            cases["aos." + k] = getattr(sa, k)
+            cases["soa." + k] = getattr(ss, k)
+        rng = np.random.default_rng(0)
+        types = {"f32": np.float32, "f64": np.float64, "i32": np.int32}
+        for name, f in cases.items():
+            a = f.to_numpy()
+            f.from_numpy(rng.integers(-1000, 1000, size=a.shape).astype(a.dtype))
+        strides = {}
+        for name, f in cases.items():
+            lay = fields.layout(f, name)
+            span = sum((d - 1) * s for d, s in zip(lay.shape, lay.strides)) + 8
+            buf = (ctypes.c_char * span).from_address(fields.address(lay))
+            view = np.ndarray(lay.shape, dtype=types[lay.dtype], buffer=buf, strides=lay.strides)
+            self.assertTrue(np.array_equal(view, f.to_numpy()), name)
+            strides[name] = (lay.strides, lay.contiguous)
+        self.assertEqual(strides["aos.pos"], ((200, 40, 4), False))  # 40-byte cells
+        self.assertEqual(strides["aos.k"], ((200, 40), False))
+        self.assertEqual(strides["soa vector"], ((4, 16), False))
+        self.assertEqual(strides["order kij"], ((20, 4, 60), False))
+        self.assertEqual(strides["soa.pos"], ((12, 4), True))
+
     def test_arch_and_threads(self):
         self.assertEqual(bridge._arch(), "cpu")
         self.assertEqual(bridge._quadrants_threads(), 1)

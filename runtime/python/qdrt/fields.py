@@ -93,8 +93,9 @@ def layout(field, what="the field"):
     from quadrants.lang.field import ScalarField
 
     name = type(field).__name__
-    if getattr(field, "_qd_layout", None) is not None:
-        raise NotStrided(f"{what}: a layout-tagged field (its axes are permuted)")
+    # A layout-tagged field (Genesis's performance mode: qd.field(..., layout=...)) is placed at
+    # the permuted physical shape: `tagged[p]` is the canonical axis at physical position p.
+    tagged = getattr(field, "_qd_layout", None)
     if name == "MatrixField":
         n, m, ndim = field.n, field.m, getattr(field, "ndim", 2)
         element = [n] if ndim == 1 else [n, m]
@@ -126,6 +127,12 @@ def layout(field, what="the field"):
     base, axes = positions[0]
     if any(p[1] != axes for p in positions):
         raise NotStrided(f"{what}: its components are laid out differently")
+    if tagged is not None and tuple(tagged) != tuple(range(len(tagged))):
+        if sorted(tagged) != list(range(len(axes))):
+            raise NotStrided(f"{what}: its layout {tuple(tagged)} is not a permutation of its "
+                             f"{len(axes)} axes")
+        physical = {a: axes[p] for p, a in enumerate(tagged)}
+        axes = [physical[a] for a in range(len(axes))]  # canonical order, physical strides
     shape = [e for e, _ in axes] + element
     strides = [s for _, s in axes]
     # Components: offsets from component 0 must be r * s_r (+ c * s_c) for one s_r (s_c).
