@@ -4,7 +4,7 @@ on Quadrants: 200 steps, every step's qpos, qvel and contact count.
 
   bridge_franka.py [--scene franka|go2] [--envelope] [--backend cpu|cuda]
                    [--qdbuild build/bin/qdbuild] [--python build/genesis-venv/bin/python]
-                   [--steps 200]
+                   [--steps 200] [--performance-mode]
 
 Builds the committed record (tests/genesis/<scene>.qdrecord.json) into a fresh store, runs
 tests/genesis/scenes/<scene>.py --out twice (plain, then with PYTHONPATH=runtime/python
@@ -15,6 +15,10 @@ fast-math code grow over a contact-rich trajectory: 1.9e-3 after 200 steps here)
 runs' scene.build() and first-step times, and the steady-state time per step of two more runs
 without --out (never asserted; the store's one must not fall back at all). Exit 0/1; 125
 without Genesis (no-genesis-venv).
+
+--performance-mode: the scene with gs.init(performance_mode=True) (Genesis's state in qd.fields,
+passed in place by the bridge), built from tests/genesis/<scene>_perf.qdrecord.json; the same
+requirements.
 
 --backend cuda (scripts/gpu-check.sh, on a machine with a GPU): both runs on gs.cuda; the scene is
 first recorded on CUDA (3 steps) and built --target cuda from that record.
@@ -58,10 +62,11 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 """
 
 
-def run_scene(python, steps, out, env, scene="franka", ieee=False, backend="cpu", prefix=()):
+def run_scene(python, steps, out, env, scene="franka", ieee=False, backend="cpu", prefix=(),
+              extra=()):
     cmd = [python] + (["-c", IEEE_RUNNER] if ieee else list(prefix))
     p = subprocess.run(cmd + [os.path.join(HERE, "scenes", f"{scene}.py"), "--steps", str(steps)]
-                       + (["--out", out] if out else [])
+                       + (["--out", out] if out else []) + list(extra)
                        + (["--backend", backend] if backend != "cpu" else []),
                        capture_output=True, text=True, env=env)
     if p.returncode != 0:
@@ -97,8 +102,12 @@ def main():
     ap.add_argument("--backend", default="cpu", choices=["cpu", "cuda"],
                     help="cuda (scripts/gpu-check.sh): record the scene on CUDA first, build "
                          "--target cuda")
+    ap.add_argument("--performance-mode", action="store_true",
+                    help="gs.init(performance_mode=True): the state in qd.fields")
     opts = ap.parse_args()
-    RECORD = os.path.join(HERE, f"{opts.scene}.qdrecord.json")
+    perf = "_perf" if opts.performance_mode else ""
+    RECORD = os.path.join(HERE, f"{opts.scene}{perf}.qdrecord.json")
+    extra = ["--performance-mode"] if opts.performance_mode else []
     sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
     import skip_policy
 
@@ -117,28 +126,28 @@ def main():
             RECORD = os.path.join(tmp, "cuda.qdrecord.json")
             run_scene(opts.python, 3, None, dict(env, PYTHONPATH=os.path.join(ROOT, "runtime",
                                                                               "python")),
-                      opts.scene, backend="cuda", prefix=("-m", "qdrt.record", "-o", RECORD, "--"))
+                      opts.scene, backend="cuda", prefix=("-m", "qdrt.record", "-o", RECORD, "--"), extra=extra)
             target = ["--target", "cuda"]
         p = genesis_env.build_store(opts.qdbuild, site, RECORD, store, *target)
         if p.returncode != 0:
             print(f"FAIL: qdbuild build exited {p.returncode}\n{p.stderr[-3000:]}")
             return 1
         plain, _ = run_scene(opts.python, opts.steps, os.path.join(tmp, "plain.json"), env,
-                             opts.scene, backend=opts.backend)
+                             opts.scene, backend=opts.backend, extra=extra)
         stats = os.path.join(tmp, "stats.json")
         benv = dict(env, PYTHONPATH=os.path.join(ROOT, "runtime", "python"), QDRT_STORE=store,
                     QDRT_STORE_STATS=stats,
                     QDRT_LIBRARY=os.environ.get("QDRT_LIBRARY",
                                                 os.path.join(ROOT, "build", "lib", "libqdrt.so")))
         bridged, err = run_scene(opts.python, opts.steps, os.path.join(tmp, "bridge.json"), benv,
-                                 opts.scene, backend=opts.backend)
+                                 opts.scene, backend=opts.backend, extra=extra)
         # Timing runs without --out (which reads the state back every step).
         plain_t, _ = run_scene(opts.python, opts.steps, None, env, opts.scene,
-                               backend=opts.backend)
+                               backend=opts.backend, extra=extra)
         stats_t = os.path.join(tmp, "stats_timing.json")
         bridged_t, _ = run_scene(opts.python, opts.steps, None,
                                  dict(benv, QDRT_STORE_STATS=stats_t), opts.scene,
-                                 backend=opts.backend)
+                                 backend=opts.backend, extra=extra)
         # The scene itself (no --out, which reads the state back through Quadrants' own
         # ndarray_to_ext_arr, a kernel no record of the scene has): nothing falls back.
         timing_fallback = json.load(open(stats_t))["fallback"]
@@ -148,7 +157,7 @@ def main():
         ref = None
         if opts.envelope:
             run_scene(opts.python, opts.steps, os.path.join(tmp, "ieee.json"), env, opts.scene,
-                      ieee=True, backend=opts.backend)
+                      ieee=True, backend=opts.backend, extra=extra)
             ref = json.load(open(os.path.join(tmp, "ieee.json")))
         recorded = json.load(open(RECORD))["kernels"]
     missing = sorted(k for k in recorded if k not in s["served"])
