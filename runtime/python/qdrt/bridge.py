@@ -390,8 +390,7 @@ class _Bridge:
             value = _member(args[i], path)
             if type(value).__module__ == "quadrants._tensor_wrapper" and \
                     _is_field(getattr(value, "_impl", None)):
-                guards.append((value, "_impl", value._impl, None))  # a qd.Tensor over a field
-                value = value._impl
+                value = value._impl  # a qd.Tensor over a field (its _impl is set when made)
             if _is_field(value):
                 # A qd.field (a template argument, or a member of a template object or of self):
                 # its memory in place, as the layout the instance was built for. Fixed while
