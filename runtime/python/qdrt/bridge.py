@@ -59,9 +59,9 @@ def _fixed(obj, path):
 
 def _frozen_members(obj, guards, depth=0):
     """Whether obj is a frozen dataclass whose members are, all the way down, frozen
-    dataclasses, Quadrants ndarrays or qd.Tensors over them, primitive values, enum members or
-    None; appends to `guards` what their description reads that can change. False: not
-    cacheable."""
+    dataclasses, Quadrants ndarrays or fields or qd.Tensors over them, primitive values, enum
+    members or None; appends to `guards` what their description reads that can change. False:
+    not cacheable."""
     import dataclasses
 
     if depth > 16 or not (dataclasses.is_dataclass(obj) and not isinstance(obj, type) and
@@ -79,6 +79,8 @@ def _frozen_members(obj, guards, depth=0):
         if type(m).__module__ == "quadrants._tensor_wrapper":
             impl = getattr(m, "_impl", None)
             guards.append((m, "_impl", impl))
+        if _is_field(impl) or type(impl).__name__ == "StructField":
+            continue  # a field's dtype, shape and layout are fixed when it is placed
         if type(impl).__name__ not in ("ScalarNdarray", "VectorNdarray", "MatrixNdarray"):
             return False
         guards.append((impl, "grad", impl.grad is not None))

@@ -86,10 +86,24 @@ def _place_position(ptr, what):
     return parent.offset_bytes_in_parent_cell + ptr.offset_bytes_in_parent_cell, axes
 
 
+_LAYOUTS = {}  # id(field) -> (field, Layout): fixed once the field is placed and materialized
+
+
 def layout(field, what="the field"):
     """The Layout of a ScalarField or MatrixField (a struct field's members are fields of their
-    own); NotStrided when its elements are not one strided array. The field's SNode tree must be
-    materialized (any kernel launch, or quadrants' runtime.materialize(), does it)."""
+    own); NotStrided when its elements are not one strided array. Materializes the field's SNode
+    tree when Quadrants has not yet (what its next launch would do). Remembered per field."""
+    hit = _LAYOUTS.get(id(field))
+    if hit is not None and hit[0] is field:
+        return hit[1]
+    lay = _layout(field, what)
+    if len(_LAYOUTS) > 65536:
+        _LAYOUTS.clear()
+    _LAYOUTS[id(field)] = (field, lay)  # (keeps the field: its id stays its own)
+    return lay
+
+
+def _layout(field, what):
     from quadrants.lang.field import ScalarField
 
     name = type(field).__name__
