@@ -1,6 +1,6 @@
 """The Go2 quadruped on a plane with 4 environments (Genesis rigid solver with collisions, CPU).
 
-  python go2.py [--steps N] [--envs N] [--out FILE.json] [--backend cpu|cuda]
+  python go2.py [--steps N] [--envs N] [--out FILE.json] [--backend cpu|cuda] [--performance-mode]
 
 Prints the time of scene.build() and of the first step; with --out writes every step's qpos and
 qvel of each environment and the contact count (for comparing runs)."""
@@ -18,8 +18,11 @@ def main():
     ap.add_argument("--envs", type=int, default=4)
     ap.add_argument("--out")
     ap.add_argument("--backend", default="cpu", choices=["cpu", "cuda"])
+    ap.add_argument("--performance-mode", action="store_true",
+                    help="gs.init(performance_mode=True): Genesis's state in qd.fields")
     opts = ap.parse_args()
-    gs.init(backend=getattr(gs, opts.backend), logging_level="warning")
+    gs.init(backend=getattr(gs, opts.backend), logging_level="warning",
+            **({"performance_mode": True} if opts.performance_mode else {}))
     scene = gs.Scene(show_viewer=False)
     scene.add_entity(gs.morphs.Plane())
     go2 = scene.add_entity(gs.morphs.URDF(file="urdf/go2/urdf/go2.urdf", pos=(0.0, 0.0, 0.42)))
