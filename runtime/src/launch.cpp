@@ -246,8 +246,8 @@ std::string check_field_layout(const ArgInfo& arg, const qdrt_value& v) {
   return {};
 }
 
-std::string bind_array(const ArgInfo& arg, const qdrt_value& v, qdrt_array& out,
-                       const char*& begin, size_t& bytes) {
+std::string bind_array(const ArgInfo& arg, const qdrt_value& v, qdrt_array& out, const char*& begin,
+                       size_t& bytes) {
   const qdrt_index_argument& a = arg.index;
   std::string want = type_text(a);
   if (v.kind != QDRT_VALUE_ARRAY) {
@@ -375,8 +375,8 @@ std::string aliased(const Instance& inst, const qdrt_value* args) {
       for (size_t j = i + 1; j < inst.args.size(); ++j) {
         if (inst.args[j].index.kind == QDRT_ARG_FIELD && args[j].data == args[i].data &&
             args[i].data != nullptr) {
-          return "'" + std::string(inst.args[i].name) + "' and '" +
-                 std::string(inst.args[j].name) + "'";
+          return "'" + std::string(inst.args[i].name) + "' and '" + std::string(inst.args[j].name) +
+                 "'";
         }
       }
       continue;

@@ -209,8 +209,8 @@ Status StoreFile::check_index(std::string_view bytes) {
   }
   for (uint32_t i = 0; i < h.argument_count; ++i) {
     qdrt_index_argument a = argument(i);
-    if (!bytes_ok(a.name) || a.kind > QDRT_ARG_FIELD || (a.kind == QDRT_ARG_FIELD && h.version < 2) ||
-        a.element_rank > QDRT_MAX_ELEMENT_RANK) {
+    if (!bytes_ok(a.name) || a.kind > QDRT_ARG_FIELD ||
+        (a.kind == QDRT_ARG_FIELD && h.version < 2) || a.element_rank > QDRT_MAX_ELEMENT_RANK) {
       return corrupt(what, "bad argument " + std::to_string(i));
     }
     if (a.kind == QDRT_ARG_FIELD &&

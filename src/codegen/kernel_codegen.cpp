@@ -116,8 +116,7 @@ KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t
         if (p.field) {
           a.kind = QDRT_ARG_FIELD;
           a.field_shape = p.field_shape;
-          a.field_shape.insert(a.field_shape.end(), p.element_shape.begin(),
-                               p.element_shape.end());
+          a.field_shape.insert(a.field_shape.end(), p.element_shape.begin(), p.element_shape.end());
           for (int64_t s : p.field_strides) {
             a.field_strides.push_back(s * ir::byte_size(p.dtype));
           }

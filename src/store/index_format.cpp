@@ -223,8 +223,8 @@ Result<IndexView> IndexView::open(std::string_view bytes, const std::string& nam
   }
   if (h.version < QDRT_INDEX_MIN_VERSION || h.version > QDRT_INDEX_VERSION) {
     return damaged("unsupported index format version " + std::to_string(h.version) +
-                   " (this qdbuild reads versions " + std::to_string(QDRT_INDEX_MIN_VERSION) + " to " +
-                   std::to_string(QDRT_INDEX_VERSION) + ")");
+                   " (this qdbuild reads versions " + std::to_string(QDRT_INDEX_MIN_VERSION) +
+                   " to " + std::to_string(QDRT_INDEX_VERSION) + ")");
   }
   if (h.header_size != sizeof h) {
     return damaged("bad header size");
@@ -277,8 +277,8 @@ Result<IndexView> IndexView::open(std::string_view bytes, const std::string& nam
   for (uint32_t i = 0; i < h.argument_count; ++i) {
     auto a = load<qdrt_index_argument>(bytes, h.arguments_offset +
                                                   uint64_t{i} * sizeof(qdrt_index_argument));
-    if (!bytes_ok(a.name) || a.kind > QDRT_ARG_FIELD || (a.kind == QDRT_ARG_FIELD && h.version < 2) ||
-        a.element_rank > QDRT_MAX_ELEMENT_RANK) {
+    if (!bytes_ok(a.name) || a.kind > QDRT_ARG_FIELD ||
+        (a.kind == QDRT_ARG_FIELD && h.version < 2) || a.element_rank > QDRT_MAX_ELEMENT_RANK) {
       return damaged("bad argument " + std::to_string(i));
     }
     if (a.kind == QDRT_ARG_FIELD &&
@@ -339,10 +339,16 @@ Entry IndexView::entry(size_t i) const {
     auto a = load<qdrt_index_argument>(
         m_bytes,
         m_header.arguments_offset + (uint64_t{e.first_argument} + k) * sizeof(qdrt_index_argument));
-    Argument arg{std::string(blob_bytes(a.name)), a.kind, a.dtype, a.ndim,
-                 std::vector<uint32_t>(a.element_shape, a.element_shape + a.element_rank), {}, {}};
+    Argument arg{std::string(blob_bytes(a.name)),
+                 a.kind,
+                 a.dtype,
+                 a.ndim,
+                 std::vector<uint32_t>(a.element_shape, a.element_shape + a.element_rank),
+                 {},
+                 {}};
     if (a.kind == QDRT_ARG_FIELD) {
-      std::string_view layout = blob_bytes(qdrt_index_bytes{a.element_shape[2], a.element_shape[3]});
+      std::string_view layout =
+          blob_bytes(qdrt_index_bytes{a.element_shape[2], a.element_shape[3]});
       size_t dims = a.ndim + a.element_rank;
       for (size_t d = 0; d < 2 * dims; ++d) {
         int64_t x = 0;

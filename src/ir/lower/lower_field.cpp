@@ -333,8 +333,8 @@ Val Lowerer::fill_array(int32_t param, const Val& value, const ast::Pos& pos) {
     const Expr* rest = at;
     for (int32_t a = p.ndim - 1; a >= 0; --a) {
       const Expr* extent = k.constant_int(DType::i64, std::max<int64_t>(p.field_shape[a], 1));
-      index[a] = Val::of_scalar(k.cast(DType::i32, k.binary(BinOp::raw_mod, DType::i64, rest,
-                                                            extent)));
+      index[a] =
+          Val::of_scalar(k.cast(DType::i32, k.binary(BinOp::raw_mod, DType::i64, rest, extent)));
       rest = k.binary(BinOp::raw_div, DType::i64, rest, extent);
     }
     at = array_index(param, index, pos);
