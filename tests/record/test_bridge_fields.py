@@ -8,8 +8,8 @@ matrix field, 0-d fields; a field as a template argument; fill / to_numpy / from
   * recorded (`python -m qdrt.record`), built (Quadrants' _kernels.py included), then run on
     Quadrants and on the store (QDRT_STORE): every call served (QDRT_STORE_STATS: no fallback),
     the state bit-identical (the fields are passed in place; the same float operations);
-  * the store built for --n 64 used with --n 96: the solver's kernels fall back, the reason
-    naming the field and both shapes; the state still Quadrants' exactly; that run recorded
+  * the store built for --n 64 used with --n 96: the solver's kernels and the field template's
+    fall back, the reason naming the field and both shapes; the state still Quadrants' exactly; that run recorded
     (--append) and built: served again, still bit-identical;
   * fields the bridge cannot pass, each refused with a reason naming the argument and why, the
     result still Quadrants': an offset, a sparse SNode, nested dense SNodes (whose description
@@ -153,6 +153,9 @@ def main():
             step = fb.get("particles:Particles.step", {}).get("reason", "")
             check("self.energy" not in step and "shape=(96," in step and "shape=(64," in step,
                   f"step's reason: {step!r}")
+            scale = fb.get("particles:scale", {}).get("reason", "")
+            check(scale == "no built instance is this call: f.shape is (96,) here, (64,) in the "
+                           "built instance (record it and build again)", f"scale's reason: {scale!r}")
             print(f"--n 96 on the n=64 store: {init}")
         run(opts.python, ["-m", "qdrt.record", "-o", record, "--append", "--", "main.py", "--n",
                           "96"])

@@ -173,6 +173,32 @@ class _Plan:
         return self.kernel(*self.arguments(args))
 
 
+def _closest_difference(built, desc, texts):
+    """": PARAM... is X here, Y in the built instance" for the built instance that differs from
+    the call in the fewest parameters (the first differing member of a dataclass or template
+    object, a field's shape), or "" when there is none to compare."""
+    best = None
+    for inst in built:
+        segments = instances.split_instance(inst)
+        differing = []
+        for name, d in desc.items():
+            seg, text = segments.get(name), texts.get(name)
+            if seg is None or text is None:
+                continue
+            same = instances._array_matches(seg, d) if isinstance(d, str) else \
+                (seg == text or seg.endswith(" " + text))
+            if not same:
+                differing.append((name, seg, text))
+        if differing and (best is None or len(differing) < len(best)):
+            best = differing
+    if not best:
+        return ""
+    name, seg, text = best[0]
+    if "{" in seg and text.startswith("{"):
+        return ": " + objects.difference(seg, text, name)
+    return f": {name} is {text} here, {seg} in the built instance"
+
+
 def _is_field(v):
     return type(v).__name__ in ("ScalarField", "MatrixField") and \
         type(v).__module__.startswith("quadrants")
@@ -381,7 +407,8 @@ class _Bridge:
             desc["self"], texts["self"], guards = self.describe_self(kernel, built, args[0])
         idx, segments = instances.select_segments(built, desc, texts)
         if idx is None:
-            raise _Fallback("no built instance is this call (record it and build again)")
+            raise _Fallback("no built instance is this call" + _closest_difference(
+                built, desc, texts) + " (record it and build again)")
         position = {m.name: i for i, m in enumerate(metas)}
         templates = {m.name for m in metas if record._annotation_kind(m.annotation) == "template"}
         entries = []  # (getter, position read or None, fixed)
