@@ -9,18 +9,22 @@ described as `python -m qdrt.record` describes them, qdrt.instances selects the 
 they are, and the instance runs through libqdrt on the caller's own memory (a Quadrants ndarray
 by its runtime's data pointer, in memory order; numpy arrays and CPU torch tensors as they are;
 on CUDA device pointers and CUDA torch tensors, on the default stream and the primary context
-Quadrants launches on). libqdrt runs CPU kernels on Quadrants' cpu_max_num_threads.
+Quadrants launches on; qd.fields in place, with the layout qdrt.fields reads from their SNode
+tree; a data_oriented `self` described as each built instance reads it, qdrt.objects). libqdrt
+runs CPU kernels on Quadrants' cpu_max_num_threads.
 A call the store cannot serve runs on Quadrants unchanged, with one warning per kernel saying
-why: a kernel or instance not in the store, keyword arguments Quadrants' fuse_args refuses,
-autodiff, an arch other than the CPU and CUDA, a host array in a CUDA call (Quadrants copies
-it), an argument the bridge does not know. QDRT_STORE_STATS=FILE writes at exit
+why: a kernel or instance not in the store (naming the call's first difference from the closest
+built instance), keyword arguments Quadrants' fuse_args refuses, autodiff, an arch other than
+the CPU and CUDA, a host array in a CUDA call (Quadrants copies it), a field that is not one
+strided array, an argument the bridge does not know. QDRT_STORE_STATS=FILE writes at exit
 {"served": {kernel_id: calls}, "fallback": {kernel_id: {"calls": n, "reason": text}}}.
 
 What is looked up once per kernel and argument set (the argument objects' identities, values of
 primitive types by value) is cached: the selected instance and how to read each of its
-arguments, or the reason the store cannot serve the call. A plan keeps its argument objects and
-the Quadrants Kernel alive, so an id cannot be reused by another object while the plan exists;
-the cache holds at most 4,096 plans (the oldest are dropped first).
+arguments, or the reason the store cannot serve the call; a second cache holds the same per what
+selects the instance (arrays by description), for calls that pass fresh arrays. A plan keeps its
+argument objects and the Quadrants Kernel alive, so an id cannot be reused by another object
+while the plan exists; each cache holds at most 4,096 plans (the oldest are dropped first).
 """
 
 import atexit
