@@ -30,6 +30,7 @@ import sys
 import tempfile
 
 import genesis_env
+from bridge_franka import IEEE_RUNNER, flat
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -38,29 +39,11 @@ ENVELOPE = 4.0
 HORIZON = 1e-4
 
 
-# Runs a scene script with quadrants.init(fast_math=False): Quadrants' other float path.
-IEEE_RUNNER = """
-import runpy, sys, quadrants
-init = quadrants.init
-quadrants.init = lambda *a, **k: init(*a, **dict(k, fast_math=False))
-sys.argv = sys.argv[1:]
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
-
-
 def run(python, args, env):
     p = subprocess.run([python, *args], capture_output=True, text=True, env=env)
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(args)} exited {p.returncode}: {p.stderr[-3000:]}")
     return json.loads(p.stdout.strip().splitlines()[-1]), p.stderr
-
-
-def flat(x):
-    if isinstance(x, list):
-        for y in x:
-            yield from flat(y)
-    else:
-        yield x
 
 
 def difference(a, b):
@@ -112,9 +95,7 @@ def main():
     if opts.scene == "mpm":
         scene += ["--substeps", "16"]
     failures = []
-    keep = os.environ.get("QD_KEEP_DIR")
     with tempfile.TemporaryDirectory(prefix="qd-bridge-particles-") as tmp:
-        tmp = keep or tmp
         env = dict(os.environ)
         for k in ("QDRT_RECORD", "QDRT_STORE", "QDRT_STORE_STATS"):
             env.pop(k, None)

@@ -22,14 +22,10 @@ _PRIMITIVES = (bool, int, float, str)
 
 def _tree(text, depth=0):
     """The keys of a canonical table text, nested: {key: subtree or None for a leaf}."""
-    if depth > 32 or not text.startswith("{") or not text.endswith("}"):
+    items = _items(text) if depth <= 32 else None
+    if items is None:
         return None
-    out = {}
-    for part in instances._split_top(text[1:-1]):
-        key, _, value = part.partition("=")
-        value = value.strip()
-        out[key.strip()] = _tree(value, depth + 1) if value.startswith("{") else None
-    return out
+    return {k: _tree(v, depth + 1) if v.startswith("{") else None for k, v in items.items()}
 
 
 def _table_text(segment):
