@@ -222,6 +222,18 @@ QDRT_API void qdrt_prepared_free(qdrt_prepared* prepared);
  * QDRT_ERROR_CUDA with why (no driver, the toolkit's stub library, no device). */
 QDRT_API qdrt_status qdrt_cuda_init(void);
 
+/* --- random numbers --------------------------------------------------------------------------
+ * Kernels that call qd.random draw from per-thread generator states, Quadrants' own generator
+ * (task_abi.h "Random numbers"). By default the store owns them, one per thread, seeded as
+ * Quadrants' qd.init(random_seed=0) seeds its states, so a kernel run on one thread draws the
+ * numbers Quadrants draws on one thread. qdrt_seed_random re-seeds them (random_seed=seed).
+ * qdrt_bind_random_states makes launches draw from `states` instead: `count` states of 20 bytes
+ * (qdrt_rand_state, laid out as Quadrants' RandState), e.g. Quadrants' own array, which launches
+ * then advance in place; NULL and 0 go back to the store's own. Launches that draw run one at a
+ * time, on at most `count` threads. The caller keeps `states` valid while it is bound. */
+QDRT_API qdrt_status qdrt_bind_random_states(qdrt_store* store, void* states, uint32_t count);
+QDRT_API qdrt_status qdrt_seed_random(qdrt_store* store, uint32_t seed);
+
 /* --- observations --------------------------------------------------------------------------- */
 
 typedef struct qdrt_observations {

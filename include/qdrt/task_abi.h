@@ -34,6 +34,14 @@
  * (e.g. the `total += x[i]` reduction target); parallel tasks update it atomically.
  * Result (ctx->result): `result_size` bytes (launch metadata), 16-byte aligned, zero-filled; the
  * last task that executes `return` stores the kernel's scalar return value there.
+ * Random numbers (ctx->rand_states, ctx->worker, ABI 4): `qd.random(dtype)` draws from
+ * rand_states[worker], Quadrants' generator (xorshift128, the output multiplied by 1000000007; f32
+ * from the top 24 bits, f64 from the top 53 of two draws, high word first). `worker` is the index of
+ * the thread running the call: 0 for serial tasks and for the launching thread, 1.. for the pool's
+ * workers, always below num_rand_states; no two threads draw from one state at once (the runtime
+ * runs tasks that carry QDRT_LAUNCH_RANDOM on at most num_rand_states threads, one such launch at a
+ * time). The states are the runtime's own (seeded as Quadrants seeds random_seed 0) or, through
+ * qdrt_store_bind_random_states, Quadrants' own, so compiled kernels continue its sequence.
  * Printing (ctx->print, ABI 2): a printf-compatible function the runtime provides; `print(...)` in
  * a kernel calls it once per statement with the whole line (one format, the values promoted as C
  * varargs are: f32 as double, narrow integers and u1 as int, i64/u64 as long long), as Quadrants'
@@ -81,6 +89,8 @@
  *      version 1 modules (they never read the new field).
  *   3: CUDA kernels declare a context of max(1, passed) argument slots (up to QDRT_CUDA_MAX_ARGS,
  *      was a fixed 32). The runtime still runs version 1-2 modules (it fills 32 slots or more).
+ *   4: qdrt_launch_context.rand_states / num_rand_states / worker (kernels that call qd.random);
+ *      QDRT_LAUNCH_RANDOM. The runtime still runs version 1-3 modules (they never read them).
  */
 #ifndef QDRT_TASK_ABI_H
 #define QDRT_TASK_ABI_H
@@ -91,7 +101,7 @@
 extern "C" {
 #endif
 
-#define QDRT_TASK_ABI_VERSION 3u
+#define QDRT_TASK_ABI_VERSION 4u
 /* The oldest module and launch metadata version libqdrt runs. */
 #define QDRT_TASK_ABI_MIN_VERSION 1u
 #define QDRT_MAX_NDIM 8u
@@ -101,6 +111,7 @@ extern "C" {
 /* qdrt_task_launch.flags */
 #define QDRT_LAUNCH_WRITES_RESULT 1u /* this task may store the return value */
 #define QDRT_LAUNCH_PRINTS 2u        /* this task may print (the runtime flushes stdout after) */
+#define QDRT_LAUNCH_RANDOM 4u        /* this task may draw qd.random (ABI 4: needs rand_states) */
 
 typedef struct qdrt_array {
   void* data;
@@ -110,11 +121,20 @@ typedef struct qdrt_array {
 /* printf-compatible output of print() in kernels (ABI 2). */
 typedef void (*qdrt_print_fn)(const char* format, ...);
 
+/* One generator state (ABI 4): Quadrants' RandState, field for field (20 bytes). */
+typedef struct qdrt_rand_state {
+  uint32_t x, y, z, w;
+  int32_t lock; /* unused here; kept so an array of Quadrants' states is an array of these */
+} qdrt_rand_state;
+
 typedef struct qdrt_launch_context {
   const void* const* args;
   void* temps;
   void* result;
-  qdrt_print_fn print; /* ABI 2 */
+  qdrt_print_fn print;          /* ABI 2 */
+  qdrt_rand_state* rand_states; /* ABI 4 */
+  uint32_t num_rand_states;     /* ABI 4 */
+  uint32_t worker;              /* ABI 4: this thread's state, < num_rand_states */
 } qdrt_launch_context;
 
 typedef void (*qdrt_task_fn)(const qdrt_launch_context* ctx, int64_t begin, int64_t end);
@@ -174,7 +194,8 @@ typedef struct qdrt_task_launch {
 #endif
 
 QDRT_STATIC_ASSERT(sizeof(qdrt_array) == 72, "layout");
-QDRT_STATIC_ASSERT(sizeof(qdrt_launch_context) == 32, "layout");
+QDRT_STATIC_ASSERT(sizeof(qdrt_launch_context) == 48, "layout");
+QDRT_STATIC_ASSERT(sizeof(qdrt_rand_state) == 20, "layout");
 QDRT_STATIC_ASSERT(sizeof(qdrt_task_launch) == 32, "layout");
 QDRT_STATIC_ASSERT(sizeof(qdrt_cuda_arg) == 80, "layout");
 QDRT_STATIC_ASSERT(sizeof(qdrt_cuda_context) == 16 + 80 * QDRT_CUDA_MAX_ARGS, "layout");

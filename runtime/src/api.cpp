@@ -80,6 +80,7 @@ QDRT_API qdrt_status qdrt_open(const char* path, const qdrt_open_options* option
     o.lazy = (options->flags & QDRT_OPEN_LAZY) != 0;
     o.threads = options->num_threads;
   }
+  o.random = std::make_shared<qdrt::RandomStates>();
   auto* store = new (std::nothrow) qdrt_store;
   if (store == nullptr) {
     return fail(QDRT_ERROR_OUT_OF_MEMORY, "qdrt_open: out of memory");
@@ -321,6 +322,24 @@ QDRT_API qdrt_status qdrt_cuda_init(void) {
   if (qdrt::Status s = qdrt::cuda_init(); !s.ok()) {
     return fail(s);
   }
+  return QDRT_OK;
+}
+
+QDRT_API qdrt_status qdrt_bind_random_states(qdrt_store* store, void* states, uint32_t count) {
+  if (store == nullptr || (states == nullptr) != (count == 0)) {
+    return fail(QDRT_ERROR_INVALID_ARGUMENT,
+                "qdrt_bind_random_states: NULL store, or states and count disagree (both set, or "
+                "NULL and 0)");
+  }
+  store->impl.random().bind(static_cast<qdrt_rand_state*>(states), count);
+  return QDRT_OK;
+}
+
+QDRT_API qdrt_status qdrt_seed_random(qdrt_store* store, uint32_t seed) {
+  if (store == nullptr) {
+    return fail(QDRT_ERROR_INVALID_ARGUMENT, "qdrt_seed_random: NULL store");
+  }
+  store->impl.random().seed(seed);
   return QDRT_OK;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <vector>
 
 #include "store.hpp"
@@ -426,7 +427,15 @@ Status run(Kernel& k, Instance& inst, const Frame& f, qdrt_value* result) {
   }
   std::memset(temps, 0, inst.temps_size);
   alignas(16) unsigned char res[16] = {};
-  qdrt_launch_context ctx{f.ptrs, temps, res, &host_print};
+  qdrt_launch_context ctx{f.ptrs, temps, res, &host_print, nullptr, 0, 0};
+  // A kernel that draws qd.random holds the states for its whole launch (task_abi.h).
+  std::unique_lock<std::mutex> random_lock;
+  if (inst.random) {
+    RandomStates& r = k.store->random();
+    random_lock = std::unique_lock<std::mutex>(r.launch_mutex());
+    ctx.rand_states =
+        r.states(static_cast<uint32_t>(k.store->pool().threads()), ctx.num_rand_states);
+  }
   for (const TaskInfo& t : inst.tasks) {
     if (t.kind == QDRT_TASK_SERIAL) {
       t.fn(&ctx, 0, 1);
@@ -442,7 +451,7 @@ Status run(Kernel& k, Instance& inst, const Frame& f, qdrt_value* result) {
       if (n <= grain) {
         t.fn(&ctx, 0, n);
       } else {
-        k.store->pool().run(t.fn, &ctx, n, grain);
+        k.store->pool().run(t.fn, &ctx, n, grain, inst.random ? ctx.num_rand_states : 0);
       }
     }
   }

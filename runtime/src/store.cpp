@@ -151,6 +151,9 @@ std::string template_repr(const qdrt_value& v) {
 Status Store::open(const std::string& path, const OpenOptions& options) {
   auto t0 = std::chrono::steady_clock::now();
   m_options = options;
+  if (m_options.random == nullptr) {
+    m_options.random = std::make_shared<RandomStates>();
+  }
   if (Status s = m_file.open(path); !s.ok()) {
     return s;
   }
@@ -526,6 +529,7 @@ Status Store::build_instance(uint32_t e, Instance& out) {
                                                    "' has unusable launch metadata");
     }
     out.prints = out.prints || (l.flags & QDRT_LAUNCH_PRINTS) != 0;
+    out.random = out.random || (l.flags & QDRT_LAUNCH_RANDOM) != 0;
     out.tasks.push_back(task);
   }
   return {};

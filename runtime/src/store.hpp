@@ -16,6 +16,7 @@
 #include "cuda_launch.hpp"
 #include "module.hpp"
 #include "qdrt/task_abi.h"
+#include "random_states.hpp"
 #include "store_file.hpp"
 #include "thread_pool.hpp"
 
@@ -57,6 +58,7 @@ struct Instance {
   uint32_t result_dtype = QDRT_DTYPE_NONE;
   uint32_t result_size = 0;
   bool prints = false;  // a task carries QDRT_LAUNCH_PRINTS: stdout is flushed after a launch
+  bool random = false;  // a task carries QDRT_LAUNCH_RANDOM: it draws from RandomStates
   uint32_t module_object = QDRT_NO_OBJECT;
   Instance* whole = nullptr;  // the "+whole" variant of the same instance, if built
 
@@ -89,6 +91,8 @@ struct Kernel {
 struct OpenOptions {
   bool lazy = false;
   int threads = 0;  // <= 0: QDRT_NUM_THREADS, else all cores
+  // qd.random's states, shared by every generation of a watched store (made by open() if null).
+  std::shared_ptr<RandomStates> random;
 };
 
 class Store {
@@ -104,6 +108,7 @@ public:
   // Whether a module object is loaded (thread-safe).
   bool module_loaded(uint32_t object);
   ThreadPool& pool();
+  RandomStates& random() { return *m_options.random; }
   const StoreFile& file() const { return m_file; }
   // An object's address (64 hex digits), for messages and observations.
   std::string object_hex(uint32_t object) const { return m_file.object_hex(object); }

@@ -6,7 +6,7 @@ namespace qdrt {
 
 ThreadPool::ThreadPool(int threads) {
   for (int i = 1; i < threads; ++i) {
-    m_workers.emplace_back([this] { worker_loop(); });
+    m_workers.emplace_back([this, i] { worker_loop(static_cast<uint32_t>(i)); });
   }
 }
 
@@ -21,7 +21,17 @@ ThreadPool::~ThreadPool() {
   }
 }
 
-void ThreadPool::work(Job& job) {
+void ThreadPool::work(Job& job, uint32_t worker) {
+  qdrt_launch_context own;
+  const qdrt_launch_context* ctx = job.ctx;
+  if (job.worker_limit > 0) {
+    if (worker >= job.worker_limit) {
+      return;
+    }
+    own = *job.ctx;
+    own.worker = worker;
+    ctx = &own;
+  }
   for (;;) {
     int64_t c = job.next.fetch_add(1, std::memory_order_relaxed);
     if (c >= job.chunks) {
@@ -29,15 +39,19 @@ void ThreadPool::work(Job& job) {
     }
     int64_t begin = c * job.chunk;
     int64_t end = std::min(job.n, begin + job.chunk);
-    job.fn(job.ctx, begin, end);
+    job.fn(ctx, begin, end);
   }
 }
 
-void ThreadPool::run(qdrt_task_fn fn, const qdrt_launch_context* ctx, int64_t n, int64_t grain) {
+void ThreadPool::run(qdrt_task_fn fn, const qdrt_launch_context* ctx, int64_t n, int64_t grain,
+                     uint32_t worker_limit) {
   if (n <= 0) {
     return;
   }
   int64_t threads = static_cast<int64_t>(m_workers.size()) + 1;
+  if (worker_limit > 0) {
+    threads = std::min<int64_t>(threads, worker_limit);
+  }
   grain = std::max<int64_t>(grain, 1);
   // About four chunks per thread balances uneven iterations; never below the grain.
   int64_t chunk = std::max(grain, (n + threads * 4 - 1) / (threads * 4));
@@ -46,7 +60,7 @@ void ThreadPool::run(qdrt_task_fn fn, const qdrt_launch_context* ctx, int64_t n,
     fn(ctx, 0, n);
     return;
   }
-  Job job{fn, ctx, n, chunk, chunks};
+  Job job{fn, ctx, n, chunk, chunks, worker_limit};
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_jobs.push_back(&job);
@@ -58,7 +72,7 @@ void ThreadPool::run(qdrt_task_fn fn, const qdrt_launch_context* ctx, int64_t n,
       m_work.notify_one();
     }
   }
-  work(job);
+  work(job, 0);
   std::unique_lock<std::mutex> lock(m_mutex);
   // No worker may pick the job up any more; wait for those inside it (each finishes the chunk
   // it claimed before it leaves).
@@ -69,7 +83,7 @@ void ThreadPool::run(qdrt_task_fn fn, const qdrt_launch_context* ctx, int64_t n,
   m_done.wait(lock, [&] { return job.users == 0; });
 }
 
-void ThreadPool::worker_loop() {
+void ThreadPool::worker_loop(uint32_t worker) {
   std::unique_lock<std::mutex> lock(m_mutex);
   for (;;) {
     m_work.wait(lock, [&] { return m_stop || !m_jobs.empty(); });
@@ -83,7 +97,7 @@ void ThreadPool::worker_loop() {
     }
     ++job->users;
     lock.unlock();
-    work(*job);
+    work(*job, worker);
     lock.lock();
     if (--job->users == 0) {
       m_done.notify_all();

@@ -25,8 +25,11 @@ public:
   int threads() const { return static_cast<int>(m_workers.size()) + 1; }
 
   // Runs fn(ctx, b, e) over [0, n) in chunks of at least `grain` iterations; returns when all
-  // are done.
-  void run(qdrt_task_fn fn, const qdrt_launch_context* ctx, int64_t n, int64_t grain);
+  // are done. With `worker_limit` > 0 (a task that draws qd.random) each thread passes its own
+  // copy of *ctx with `worker` set to its index (the launching thread 0, worker k k + 1), and
+  // only threads with an index below `worker_limit` take chunks.
+  void run(qdrt_task_fn fn, const qdrt_launch_context* ctx, int64_t n, int64_t grain,
+           uint32_t worker_limit = 0);
 
 private:
   struct Job {
@@ -35,11 +38,12 @@ private:
     int64_t n;
     int64_t chunk;
     int64_t chunks;
+    uint32_t worker_limit;
     std::atomic<int64_t> next{0};
     int users = 0;  // workers inside work(), under m_mutex
   };
-  static void work(Job& job);
-  void worker_loop();
+  static void work(Job& job, uint32_t worker);
+  void worker_loop(uint32_t worker);
 
   std::mutex m_mutex;
   std::condition_variable m_work;

@@ -22,9 +22,14 @@ bool contains_return(const ir::Task& t) {
   return found;
 }
 
-bool contains_print(const ir::Task& t) {
-  bool found = false;
-  auto see = [&](const ir::Stmt& s) { found = found || s.kind == ir::StmtKind::print; };
+// The first statement of `kind` in the task, or nullptr.
+const ir::Stmt* find_stmt(const ir::Task& t, ir::StmtKind kind) {
+  const ir::Stmt* found = nullptr;
+  auto see = [&](const ir::Stmt& s) {
+    if (found == nullptr && s.kind == kind) {
+      found = &s;
+    }
+  };
   if (t.range) {
     ir::walk_stmts(t.loop->body, see);
   } else {
@@ -146,6 +151,23 @@ KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t
     out.diagnostics.push_back(std::move(d));
     return out;
   }
+  if (options.cuda) {
+    for (const ir::Task& t : k.tasks) {
+      if (const ir::Stmt* r = find_stmt(t, ir::StmtKind::random)) {
+        sema::SemaDiagnostic d;
+        d.d.severity = syntax::Severity::Error;
+        d.d.line = r->line;
+        d.d.col = r->col;
+        d.d.code = "QD201";
+        d.d.message = "qd.random in a CUDA kernel is not supported yet (compiled kernels draw from "
+                      "Quadrants' generator states on the CPU only)";
+        d.module = analysis.program->defs[report.def].module;
+        d.kernel = report.id;
+        out.diagnostics.push_back(std::move(d));
+        return out;
+      }
+    }
+  }
   qdrt_task_launch base{};
   base.abi_version = QDRT_TASK_ABI_VERSION;
   base.temps_size = k.temps_size;
@@ -158,7 +180,8 @@ KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t
     tc.unit = unit;
     tc.launch = base;
     tc.launch.flags = (contains_return(k.tasks[t]) ? QDRT_LAUNCH_WRITES_RESULT : 0) |
-                      (contains_print(k.tasks[t]) ? QDRT_LAUNCH_PRINTS : 0);
+                      (find_stmt(k.tasks[t], ir::StmtKind::print) ? QDRT_LAUNCH_PRINTS : 0) |
+                      (find_stmt(k.tasks[t], ir::StmtKind::random) ? QDRT_LAUNCH_RANDOM : 0);
     if (k.tasks[t].range && k.tasks[t].loop->block_dim > 0) {
       tc.launch.block_dim =
           static_cast<uint32_t>(k.tasks[t].loop->block_dim);  // CUDA threads/block

@@ -579,6 +579,13 @@ private:
         m_out.line("return;");
         return;
       }
+      case StmtKind::random: {
+        DType t = m_k.vars[s.var].type;
+        bool decl = s.decl && !is_temp(s.var);
+        m_out.line((decl ? std::string(c_type_of(t)) + " " : std::string()) + name(s.var) + " = qd::rand_" +
+                   std::string(name_of(t)) + "(ctx);");
+        return;
+      }
       case StmtKind::print: {
         std::string call = "qd::print(ctx, " + c_string(s.format);
         for (const Expr* a : s.args) {

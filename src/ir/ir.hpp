@@ -115,8 +115,9 @@ enum class StmtKind : uint8_t {
   range_for,  // for var in [begin, end): body; parallel at the kernel root
   break_,
   continue_,
-  ret,    // the kernel's return value = value
-  print,  // print(...): printf-style `format` with the scalar `args` (task_abi.h "Printing")
+  ret,     // the kernel's return value = value
+  print,   // print(...): printf-style `format` with the scalar `args` (task_abi.h "Printing")
+  random,  // var = qd.random(var's type): the next draw of Quadrants' generator (task_abi.h)
 };
 
 // exchange: old = target; target = value. cas: old = target; if old == expected: target = value.
@@ -129,6 +130,7 @@ using Block = std::vector<Stmt*>;
 struct Stmt {
   StmtKind kind = StmtKind::assign;
   int32_t line = 0;
+  int32_t col = 0;   // the source column (col_offset) it came from, for diagnostics
   std::string text;  // the Python source line (without comments) it came from, for listings
   bool decl = false;
   int32_t var = -1;         // assign: target; atomic: result var or -1; range_for: loop variable

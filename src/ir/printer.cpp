@@ -80,6 +80,12 @@ void print_stmt(const Kernel& k, const Stmt* s, int indent, std::string& out) {
            s);
       return;
     }
+    case StmtKind::random:
+      line(out, indent,
+           std::string(s->decl ? "let " : "") + var_name(k, s->var) + ": " +
+               name_of(k.vars[s->var].type) + " = random()",
+           s);
+      return;
     case StmtKind::print: {
       std::string text = "print " + quoted(s->format);
       for (const Expr* a : s->args) {

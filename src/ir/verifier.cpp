@@ -154,6 +154,14 @@ struct Verifier {
       case StmtKind::continue_: return loops > 0 || bad("break/continue outside a loop" + at);
       case StmtKind::ret:
         return expr(s.value) && k.ret && (s.value->type == *k.ret || bad("return type" + at));
+      case StmtKind::random: {
+        if (!var_ok(s.var)) {
+          return false;
+        }
+        DType t = k.vars[s.var].type;
+        return t == DType::f32 || t == DType::f64 || t == DType::i32 || t == DType::i64 ||
+               t == DType::u32 || t == DType::u64 || bad("qd.random of an unsupported type" + at);
+      }
       case StmtKind::print: {
         size_t conversions = 0;
         for (size_t i = 0; i < s.format.size(); ++i) {

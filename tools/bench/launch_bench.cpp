@@ -53,8 +53,8 @@ int measure(const char* what, qdrt_kernel* kernel, qdrt_task_fn task, long calls
   const void* ptrs[2] = {&arr, &nv};
   alignas(16) unsigned char temps[256] = {};
   alignas(16) unsigned char result[16];
-  qdrt_launch_context ctx{ptrs, temps, result, nullptr};  // the kernel does not print
-  qdrt_task_fn volatile fn = task;                        // an opaque call, as through the module
+  qdrt_launch_context ctx{ptrs, temps, result, nullptr, nullptr, 0, 0};  // no print, no draws
+  qdrt_task_fn volatile fn = task;  // an opaque call, as through the module
   double direct = seconds_per_call(calls, [&] { fn(&ctx, 0, 1); });
   std::printf("launch of an empty serial kernel (%s, 2 arguments), best of 5 x %ld calls:\n", what,
               calls);

@@ -379,6 +379,33 @@ template <class T> inline T atomic_cas(T* p, T expected, T desired) {
   return expected;  // the old value whether or not the swap happened
 }
 
+// --- random numbers (task_abi.h "Random numbers") ---------------------------------------------
+// Quadrants' generator, step for step (its runtime.cpp rand_u32 ... rand_f64): xorshift128 on the
+// calling thread's state, the output multiplied by the prime 1000000007. CPU only (kernel_codegen
+// refuses qd.random for CUDA).
+inline u32 rand_u32(const qdrt_launch_context* ctx) {
+  qdrt_rand_state* s = &ctx->rand_states[ctx->worker];
+  u32 t = s->x ^ (s->x << 11);
+  s->x = s->y;
+  s->y = s->z;
+  s->z = s->w;
+  s->w = (s->w ^ (s->w >> 19)) ^ (t ^ (t >> 8));
+  return s->w * 1000000007u;
+}
+inline u64 rand_u64(const qdrt_launch_context* ctx) {
+  u64 high = rand_u32(ctx);  // drawn first, as Quadrants' ((u64)rand_u32() << 32) + rand_u32()
+  u64 low = rand_u32(ctx);
+  return (high << 32) + low;
+}
+inline f32 rand_f32(const qdrt_launch_context* ctx) {
+  return static_cast<f32>(rand_u32(ctx) >> 8) * (1.0f / 16777216.0f);
+}
+inline f64 rand_f64(const qdrt_launch_context* ctx) {
+  return static_cast<f64>(rand_u64(ctx) >> 11) * (1.0 / 9007199254740992.0);
+}
+inline i32 rand_i32(const qdrt_launch_context* ctx) { return static_cast<i32>(rand_u32(ctx)); }
+inline i64 rand_i64(const qdrt_launch_context* ctx) { return static_cast<i64>(rand_u64(ctx)); }
+
 // --- print (task_abi.h "Printing") ------------------------------------------------------------
 // The arguments arrive promoted as C varargs are (f64, i32 for narrow types, long long ...).
 // CPU: the runtime's printf-style callback in the launch context. CUDA: the device vprintf, with

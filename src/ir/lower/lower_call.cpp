@@ -758,12 +758,42 @@ Val Lowerer::call_api(const std::string& path, const ast::Call* c, std::vector<V
     }
   }
   if (path == "random") {
-    fail(pos, "QD201",
-         "qd.random: random numbers are not supported in compiled kernels (Quadrants' generator "
-         "state lives in its own runtime, so a compiled kernel cannot reproduce its sequence)");
+    return random_value(c, args);
   }
   std::string name = path.starts_with("math.") ? path.substr(5) : path;
   return call_math(name, c, args);
+}
+
+// qd.random(dtype=float): the next number of Quadrants' generator, drawn where the call stands
+// (Quadrants' random() is an expr_init: one draw per call, in evaluation order). Floats are
+// uniform in [0, 1); 32- and 64-bit integers take every bit pattern.
+Val Lowerer::random_value(const ast::Call* c, std::vector<Val>& args) {
+  const ast::Pos& pos = c->pos;
+  const ast::Expr* kw = keyword(c, "dtype");
+  if (args.size() + (kw != nullptr ? 1 : 0) > 1) {
+    type_error(pos, "qd.random(dtype=float) takes one scalar type");
+  }
+  DType t = m_default_fp;
+  if (!args.empty() || kw != nullptr) {
+    Val dv = !args.empty() ? args[0] : eval(kw);
+    if (dv.kind == Val::Kind::builtin && (dv.path == "float" || dv.path == "int")) {
+      t = dv.path == "float" ? m_default_fp : m_default_ip;
+    } else if (dv.kind == Val::Kind::dtype) {
+      t = dv.dtype;
+    } else {
+      type_error(pos, "qd.random(dtype) needs a scalar type");
+    }
+  }
+  if (t != DType::f32 && t != DType::f64 && t != DType::i32 && t != DType::i64 && t != DType::u32 &&
+      t != DType::u64) {
+    type_error(pos, std::string("qd.random(") + name_of(t) +
+                        "): Quadrants draws f32, f64, i32, i64, u32 and u64 only");
+  }
+  int32_t v = m_kernel->new_var("", t);
+  Stmt* st = emit(StmtKind::random, pos);
+  st->decl = true;
+  st->var = v;
+  return Val::of_scalar(m_kernel->var_ref(v));
 }
 
 Val Lowerer::call_builtin(const std::string& name, const ast::Call* c, std::vector<Val>& args) {

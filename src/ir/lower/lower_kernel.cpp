@@ -123,6 +123,7 @@ std::string Lowerer::line_text(int32_t line) const {
 
 Stmt* Lowerer::emit(StmtKind kind, const ast::Pos& pos) {
   Stmt* s = m_kernel->stmt(kind, pos.lineno);
+  s->col = pos.col_offset;
   s->text = line_text(pos.lineno);
   m_block->push_back(s);
   return s;

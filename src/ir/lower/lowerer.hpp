@@ -255,6 +255,7 @@ private:
   Val unary_math(UnOp op, const Val& v, const ast::Pos& pos, bool int_to_float, bool int_ok);
   Val min_max(bool is_max, std::vector<Val>& args, const ast::Pos& pos);
   const ast::Expr* keyword(const ast::Call* c, std::string_view name);
+  Val random_value(const ast::Call* c, std::vector<Val>& args);  // qd.random(dtype)
   Val cast_to_annotation(const Val& v, const ast::Expr* annotation, int32_t module,
                          const ast::Pos& pos);
 

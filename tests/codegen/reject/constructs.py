@@ -1,6 +1,6 @@
 # Misuses of fill, slices, print, 0-d ndarrays, ndrange(axes=...), .m, determinant/inverse, vector
 # func parameters, ffs and atomic_cas, and the Quadrants constructs compiled kernels do not have
-# (autodiff, qd.simt, graphs, qd.algorithms, streams, fields, qd.random): each names its construct.
+# (autodiff, qd.simt, graphs, qd.algorithms, streams, fields, qd.random(i8)): each names it.
 import quadrants as qd
 
 A = qd.types.NDArray[qd.i32, 1]
@@ -229,7 +229,7 @@ def ad_tape(a: F) -> None:
 
 @qd.kernel
 def random_value(a: F) -> None:
-    a[0] = qd.random()  # expect: 232:12 QD201 qd.random: random numbers are not supported in
+    a[0] = qd.random(qd.i8)  # expect: 232:12 QD202 qd.random(i8): Quadrants draws f32, f64, i32,
 
 
 @qd.kernel

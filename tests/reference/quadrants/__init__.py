@@ -2,7 +2,7 @@
 typed semantics of docs/language.md (the reference executor of the differential tests,
 tests/diff). Put tests/reference first on sys.path so `import quadrants as qd` finds it."""
 
-from . import lang, math, types  # noqa: F401
+from . import lang, math, random_numbers, types  # noqa: F401
 from .atomics import (atomic_add, atomic_and, atomic_cas, atomic_exchange, atomic_max,  # noqa: F401
                       atomic_min, atomic_mul, atomic_or, atomic_sub, atomic_xor)
 from .dtypes import f16, f32, f64, i8, i16, i32, i64, u1, u8, u16, u32, u64  # noqa: F401
@@ -15,6 +15,7 @@ from .mathlib import (abs, acos, asin, atan2, ceil, cos, exp, floor, log, max, m
                       raw_div, raw_mod, round, rsqrt, select, sin, sqrt, tan, tanh)
 from .matrix import Matrix, Vector  # noqa: F401
 from .ops import cast  # noqa: F401
+from .random_numbers import random  # noqa: F401
 from .svd import svd  # noqa: F401
 
 IS_REFERENCE_STANDIN = True
@@ -23,8 +24,10 @@ cpu = x64 = "cpu"
 gpu = cuda = "cuda"
 
 
-def init(arch=None, **_options):
-    """Accepted for compatibility; the stand-in always runs sequentially on the CPU."""
+def init(arch=None, random_seed=0, **_options):
+    """Accepted for compatibility; the stand-in always runs sequentially on the CPU.
+    random_seed seeds qd.random as in Quadrants."""
+    random_numbers.seed(random_seed)
 
 
 class LoopConfig:

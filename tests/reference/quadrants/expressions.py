@@ -15,6 +15,7 @@ from .lvalues import ArrayLV, CellLV, ComponentLV
 from .fields import StructElement, StructElementLV, StructField
 from .local_struct import Struct
 from .ndarray import ArrayArg
+from .scope import Scope
 from .ops import binop, cast, is_typed, logical, truth, typed, unop
 from .tensor_methods import swizzle_indices
 from .values import Cell, LazyValue, Scalar, Tensor
@@ -30,6 +31,7 @@ def _typed_or(py_fun, dtype):
     def f(x=0):
         return cast(x, dtype) if is_typed(x) else py_fun(x)
 
+    f.builtin = py_fun  # still the type where one is expected: qd.random(int)
     return f
 
 
@@ -423,7 +425,7 @@ class ExpressionEvaluator:
             return
         gen = generators[0]
         for item in self.eval(gen.iter):
-            self.scopes.append({})
+            self.scopes.append(Scope())
             try:
                 self.bind_static_target(gen.target, item)
                 if all(truth(self.eval(c)) for c in gen.ifs):

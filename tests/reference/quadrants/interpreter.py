@@ -8,6 +8,7 @@ expressions.py.
 
 import ast
 
+from .scope import Scope
 from . import dtypes as dt
 from .atomics import ATOMIC_AUG_OPS, atomic_rmw
 from .expressions import ExpressionEvaluator, is_static_call
@@ -41,17 +42,6 @@ class Context:
 
     def __init__(self):
         self.dry = 0  # > 0 while evaluating an untaken ternary side for its type only
-
-
-class Scope(dict):
-    """A block's names. `fixed`: names bound to values that cannot be assigned (qd.template()
-    parameters and qd.static loop variables bound to compile-time values, ...)."""
-
-    __slots__ = ("fixed",)
-
-    def __init__(self, *args):
-        super().__init__(*args)
-        self.fixed = set()
 
 
 def declare_value(value):

@@ -1,0 +1,42 @@
+// The generator states compiled kernels draw qd.random from (task_abi.h "Random numbers"): the
+// store's own, seeded as Quadrants seeds them, or an array the caller binds (the bridge binds
+// Quadrants' own, so a kernel served from the store continues Quadrants' sequence). Shared by
+// every generation of a watched store; one launch that draws at a time.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "qdrt/task_abi.h"
+
+namespace qdrt {
+
+class RandomStates {
+public:
+  // Held for the whole of a launch that draws: no other launch draws meanwhile, and the
+  // binding does not change under it.
+  std::mutex& launch_mutex() { return m_mutex; }
+
+  // The states to draw from (call with launch_mutex() held): the bound array, else the store's
+  // own (`threads` of them, made on first use for the seed given last, 0 by default).
+  qdrt_rand_state* states(uint32_t threads, uint32_t& count);
+
+  // Binds `states[0..count)` (nullptr: back to the store's own states).
+  void bind(qdrt_rand_state* states, uint32_t count);
+  // Re-seeds the store's own states as Quadrants' qd.init(random_seed=seed) does.
+  void seed(uint32_t seed);
+
+  // Quadrants' initial state i of a program with random_seed `seed` (runtime.cpp
+  // initialize_rand_state(state, seed * 1048391 + i)).
+  static qdrt_rand_state initial(uint32_t seed, uint32_t i);
+
+private:
+  std::mutex m_mutex;
+  std::vector<qdrt_rand_state> m_own;
+  uint32_t m_seed = 0;
+  qdrt_rand_state* m_bound = nullptr;
+  uint32_t m_bound_count = 0;
+};
+
+}  // namespace qdrt
