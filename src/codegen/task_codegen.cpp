@@ -582,8 +582,8 @@ private:
       case StmtKind::random: {
         DType t = m_k.vars[s.var].type;
         bool decl = s.decl && !is_temp(s.var);
-        m_out.line((decl ? std::string(c_type_of(t)) + " " : std::string()) + name(s.var) + " = qd::rand_" +
-                   std::string(name_of(t)) + "(ctx);");
+        m_out.line((decl ? std::string(c_type_of(t)) + " " : std::string()) + name(s.var) +
+                   " = qd::rand_" + std::string(name_of(t)) + "(ctx);");
         return;
       }
       case StmtKind::print: {
