@@ -36,7 +36,8 @@
  * last task that executes `return` stores the kernel's scalar return value there.
  * Random numbers (ctx->rand_states, ctx->worker, ABI 4): `qd.random(dtype)` draws from
  * rand_states[worker], Quadrants' generator (xorshift128, the output multiplied by 1000000007; f32
- * from the top 24 bits, f64 from the top 53 of two draws, high word first). `worker` is the index of
+ * from the top 24 bits, f64 from the top 53 of two draws, high word first). `worker` is the index
+ of
  * the thread running the call: 0 for serial tasks and for the launching thread, 1.. for the pool's
  * workers, always below num_rand_states; no two threads draw from one state at once (the runtime
  * runs tasks that carry QDRT_LAUNCH_RANDOM on at most num_rand_states threads, one such launch at a
