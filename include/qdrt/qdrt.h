@@ -104,6 +104,9 @@ QDRT_API qdrt_status qdrt_get_kernel(qdrt_store* store, const char* kernel_id, q
 QDRT_API size_t qdrt_kernel_instance_count(const qdrt_kernel* kernel);
 QDRT_API const char* qdrt_kernel_instance(const qdrt_kernel* kernel, size_t i);
 QDRT_API const char* qdrt_kernel_name(const qdrt_kernel* kernel);
+/* The launch flags of built CPU instance `instance`: the OR of its tasks' QDRT_LAUNCH_* flags
+ * (task_abi.h), e.g. QDRT_LAUNCH_RANDOM for one that draws qd.random; 0 for a bad instance. */
+QDRT_API uint32_t qdrt_kernel_instance_flags(const qdrt_kernel* kernel, size_t instance);
 /* The arguments built instance `instance` takes, in the order qdrt_launch reads them: each a
  * kernel parameter's name, or the member path of a dataclass parameter's member
  * ("state.links.pos"; only the members the instance reads), or a template object's ndarray

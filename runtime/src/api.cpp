@@ -158,6 +158,18 @@ QDRT_API const char* qdrt_kernel_instance(const qdrt_kernel* kernel, size_t i) {
                                   : pin.kernel()->store->intern(s);
 }
 
+QDRT_API uint32_t qdrt_kernel_instance_flags(const qdrt_kernel* kernel, size_t instance) {
+  qdrt::Pin pin(kernel);
+  if (pin.kernel() == nullptr || instance >= pin.kernel()->instances.size()) {
+    return 0;
+  }
+  uint32_t flags = 0;
+  for (const qdrt::TaskInfo& t : pin.kernel()->instances[instance]->tasks) {
+    flags |= t.launch.flags;
+  }
+  return flags;
+}
+
 QDRT_API size_t qdrt_kernel_argument_count(const qdrt_kernel* kernel, size_t instance) {
   qdrt::Pin pin(kernel);
   if (pin.kernel() == nullptr || instance >= pin.kernel()->instances.size()) {

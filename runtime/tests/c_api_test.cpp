@@ -424,8 +424,21 @@ int main(int argc, char** argv) {
   for (const char* where : {"/good", "/good.qdpack"}) {
     for (bool lazy : {false, true}) {
       qdrt_store* s = open_store(g_dir + where, lazy, lazy ? 2 : 0);
-      CHECK(qdrt_kernel_count(s) == 12);
+      CHECK(qdrt_kernel_count(s) == 13);
       CHECK(std::string(qdrt_kernel_id(s, 0)) == "rt.basic:advance");
+      // Launch flags per instance; binding random states checks its arguments.
+      CHECK(qdrt_kernel_instance_flags(kernel(s, "rt.basic:rand_probe"), 0) == QDRT_LAUNCH_RANDOM);
+      CHECK(qdrt_kernel_instance_flags(kernel(s, "rt.basic:saxpy"), 0) == 0);
+      CHECK(qdrt_kernel_instance_flags(kernel(s, "rt.basic:saxpy"), 9) == 0);
+      CHECK(qdrt_kernel_instance_flags(kernel(s, "rt.basic:sum_i64"), 0) ==
+            QDRT_LAUNCH_WRITES_RESULT);
+      qdrt_rand_state one{};
+      EXPECT_ERROR(qdrt_bind_random_states(s, &one, 0), QDRT_ERROR_INVALID_ARGUMENT,
+                   "states and count disagree");
+      EXPECT_ERROR(qdrt_bind_random_states(s, nullptr, 1), QDRT_ERROR_INVALID_ARGUMENT,
+                   "states and count disagree");
+      CHECK(qdrt_bind_random_states(s, nullptr, 0) == QDRT_OK);
+      CHECK(qdrt_seed_random(s, 3) == QDRT_OK);
       qdrt_observations o{};
       o.struct_size = sizeof o;
       qdrt_kernel_observations(kernel(s, "rt.basic:saxpy"), &o);

@@ -80,6 +80,10 @@ def good_entries(so):
         e("shift", "a=ndarray(f32, 1), b=ndarray(f32, 1)", [ser("shift_whole", flags=1, **r_i32)],
           shift_args, target="cpu+whole"),
         e("shift_nowhole", "a=ndarray(f32, 1), b=ndarray(f32, 1)", shift_tasks, shift_args),
+        # Draws qd.random (QDRT_LAUNCH_RANDOM = 4): one iteration per chunk, so every thread
+        # of the pool can take one.
+        e("rand_probe", "out=ndarray(i64, 2)", [rng("rand_probe_t0", grain=1, flags=4)],
+          [arr("out", "i64", 2)]),
         # Built for another target only: the runtime lists it and says so on launch.
         e("gpu_only", "x=ndarray(f32, 1)", [rng("saxpy_t0")], [arr("x", "f32")],
           target="cuda:sm_90"),

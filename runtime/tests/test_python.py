@@ -86,9 +86,55 @@ class Values:
 
     def test_kernels(self):
         ids = self.store.kernels()
-        self.assertEqual(len(ids), 12)
+        self.assertEqual(len(ids), 13)
         self.assertIn("rt.basic:saxpy", ids)
         self.assertEqual(ids, sorted(ids))
+
+    def test_random_states(self):
+        from qdrt.quadrants_random import initial_x
+        k = self.k("rand_probe")
+        self.assertTrue(k.draws_random(0))
+        self.assertFalse(self.k("saxpy").draws_random(0))
+        n = 64
+        out = array.array("q", [0] * (3 * n))
+        addr, _ = out.buffer_info()
+
+        def probe():
+            k(qdrt.HostArray(addr, "i64", (n, 3)))
+            return [tuple(out[3 * i:3 * i + 3]) for i in range(n)]
+
+        # The store's own states: one per thread, seeded as random_seed 0; each thread draws
+        # from its own (its first x is its state's initial value).
+        rows = probe()
+        count = rows[0][1]
+        self.assertGreaterEqual(count, 1)
+        self.assertTrue(all(r[1] == count and 0 <= r[0] < count for r in rows), rows)
+        first = {}
+        for w, _, x in rows:
+            first.setdefault(w, x)
+        self.assertEqual(first, {w: initial_x(0, w) for w in first})
+        # Bound: one state (random_seed 7's first), advanced in place, every iteration on
+        # worker 0 whatever the pool's size.
+        state = (ctypes.c_uint32 * 5)(initial_x(7, 0), 362436069, 521288629, 88675123, 0)
+        self.store.bind_random_states(ctypes.addressof(state), 1)
+        rows = probe()
+        self.assertEqual({(r[0], r[1]) for r in rows}, {(0, 1)})
+        xs, s = [], [initial_x(7, 0), 362436069, 521288629, 88675123]
+        for _ in range(n):
+            xs.append(s[0])
+            t = (s[0] ^ (s[0] << 11)) & 0xFFFFFFFF
+            s = [s[1], s[2], s[3], (s[3] ^ (s[3] >> 19)) ^ (t ^ (t >> 8))]
+        self.assertEqual([r[2] for r in rows], xs)
+        self.assertEqual(list(state)[:4], s)
+        # Unbound, then re-seeded: the store's own states again, as random_seed 5 makes them.
+        self.store.bind_random_states(0, 0)
+        self.store.seed_random(5)
+        first = {}
+        for w, c, x in probe():
+            first.setdefault(w, x)
+        self.assertEqual(first, {w: initial_x(5, w) for w in first})
+        with self.assertRaises(qdrt.Error):
+            self.store.bind_random_states(ctypes.addressof(state), 0)
 
     def test_saxpy(self):
         n = 100000

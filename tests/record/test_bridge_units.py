@@ -218,6 +218,30 @@ class Getters(unittest.TestCase):
         self.assertEqual(strides["order kij"], ((20, 4, 60), False))
         self.assertEqual(strides["soa.pos"], ((12, 4), True))
 
+    def test_random_states_located_then_drawn(self):
+        # Found by their initial values; the memory found is the state Quadrants draws from
+        # (its draw is the located state's next output); once the only state has drawn, it
+        # can no longer be told from other memory: NotFound, with the reason.
+        import ctypes
+        from qdrt import quadrants_random as qr
+        addr = qr.locate(1, 0)
+        st = (ctypes.c_uint32 * 5).from_address(addr)
+        self.assertEqual(list(st), [qr.initial_x(0, 0), 362436069, 521288629, 88675123, 0])
+
+        import importlib, tempfile
+        src = tempfile.mkdtemp(prefix="qd-units-random-")
+        with open(src + "/units_draw.py", "w") as f:  # Quadrants reads a kernel's source file
+            f.write("import quadrants as qd\n\n@qd.kernel\ndef draw(a: qd.types.ndarray("
+                    "qd.u32, 1)):\n    a[0] = qd.random(qd.u32)\n")
+        sys.path.insert(0, src)
+        a = np.zeros(1, np.uint32)
+        importlib.import_module("units_draw").draw(a)
+        self.assertEqual(st[3] * 1000000007 & 0xFFFFFFFF, int(a[0]))
+        self.assertEqual(list(st)[:3], [362436069, 521288629, 88675123])
+        with self.assertRaisesRegex(qr.NotFound, "no array of 1 generator states for "
+                                                 "random_seed 0"):
+            qr.locate(1, 0)
+
     def test_arch_and_threads(self):
         self.assertEqual(bridge._arch(), "cpu")
         self.assertEqual(bridge._quadrants_threads(), 1)

@@ -142,6 +142,8 @@ _DLPACK = {(0, 8): 1, (0, 16): 2, (0, 32): 3, (0, 64): 4, (1, 8): 5, (1, 16): 6,
 _DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 1, 2, 3, 13
 _OPEN_LAZY = 1
 _OPEN_WATCH = 2
+# qdrt_task_launch.flags (task_abi.h): the instance draws qd.random.
+LAUNCH_RANDOM = 4
 _MAX_NDIM = 12  # array dims + element dims accepted from a buffer
 
 
@@ -229,6 +231,7 @@ def _load():
         "qdrt_kernel_instance_count": (sz, [vp]),
         "qdrt_kernel_instance": (ctypes.c_char_p, [vp, sz]),
         "qdrt_kernel_argument_count": (sz, [vp, sz]),
+        "qdrt_kernel_instance_flags": (ctypes.c_uint32, [vp, sz]),
         "qdrt_kernel_argument_name": (ctypes.c_char_p, [vp, sz, sz]),
         "qdrt_launch": (st, [vp, ctypes.POINTER(_Value), sz, ctypes.POINTER(_Value)]),
         "qdrt_kernel_observations": (st, [vp, ctypes.POINTER(_Observations)]),
@@ -238,6 +241,8 @@ def _load():
         "qdrt_prepare": (st, [vp, ctypes.POINTER(_Value), sz, ctypes.POINTER(_LaunchOptions),
                               ctypes.POINTER(vp)]),
         "qdrt_prepared_free": (None, [vp]),
+        "qdrt_bind_random_states": (st, [vp, vp, ctypes.c_uint32]),
+        "qdrt_seed_random": (st, [vp, ctypes.c_uint32]),
     }
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)
@@ -319,6 +324,21 @@ class Store:
         if self._handle is None:
             raise Error("the store is closed", "QDRT_ERROR_INVALID_ARGUMENT")
         return self._handle
+
+    def bind_random_states(self, address, count):
+        """Makes kernels that call qd.random draw from `count` generator states at `address`
+        (20 bytes each, laid out as Quadrants' RandState: Quadrants' own array, so a served call
+        continues Quadrants' sequence); (0, 0) goes back to the store's own states."""
+        st = _lib.qdrt_bind_random_states(self._live(), address or None, int(count))
+        if st != 0:
+            _raise(st)
+
+    def seed_random(self, seed):
+        """Re-seeds the store's own generator states as qd.init(random_seed=seed) seeds
+        Quadrants'."""
+        st = _lib.qdrt_seed_random(self._live(), int(seed) & 0xFFFFFFFF)
+        if st != 0:
+            _raise(st)
 
     def kernels(self):
         """The kernel ids (module:qualname), sorted."""
@@ -518,6 +538,11 @@ class Kernel:
         h = self._handle
         return [_lib.qdrt_kernel_argument_name(h, instance, i).decode()
                 for i in range(_lib.qdrt_kernel_argument_count(h, instance))]
+
+    def draws_random(self, instance=0):
+        """Whether built instance `instance` calls qd.random (its tasks carry
+        QDRT_LAUNCH_RANDOM): it draws from the store's generator states."""
+        return bool(_lib.qdrt_kernel_instance_flags(self._handle, instance) & LAUNCH_RANDOM)
 
     @property
     def observations(self):

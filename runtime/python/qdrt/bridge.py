@@ -35,7 +35,7 @@ import sys
 import threading
 
 import qdrt
-from qdrt import fields, instances, objects, record
+from qdrt import fields, instances, objects, quadrants_random, record
 
 __all__ = ["install"]
 
@@ -233,6 +233,9 @@ class _Bridge:
         self.served_before = {}  # kernel id -> calls served by plans no longer cached
         self.fallback = {}  # kernel id -> {"calls": n, "reason": text}
         self.patched = False
+        self.random_program = None  # the Quadrants program whose generator states are bound
+        self.random_failure = None  # (program, reason) when its states could not be found
+        self.random_pending = True  # prepare_random() has not run yet
 
     # --- the store ----------------------------------------------------------------------------
     def open(self):
@@ -259,6 +262,8 @@ class _Bridge:
         bridge = self
 
         def __call__(self, *args, **kwargs):
+            if bridge.random_pending:
+                bridge.prepare_random()
             try:
                 plan, fused = bridge.plan(self, args, kwargs)
             except _Fallback as why:
@@ -413,6 +418,8 @@ class _Bridge:
         if idx is None:
             raise _Fallback("no built instance is this call" + _closest_difference(
                 built, desc, texts) + " (record it and build again)")
+        if arch == "cpu" and k.draws_random(idx):
+            self.bind_random()
         position = {m.name: i for i, m in enumerate(metas)}
         templates = {m.name for m in metas if record._annotation_kind(m.annotation) == "template"}
         entries = []  # (getter, position read or None, fixed)
@@ -440,6 +447,48 @@ class _Bridge:
                                 "torch")))
         # (CUDA launches are not prepared: Kernel.prepare is the CPU's.)
         return kid, k, entries, guards
+
+    def prepare_random(self):
+        """At the first kernel call: when the store holds a kernel that draws qd.random, finds
+        Quadrants' generator states now, before any kernel (served or not) has drawn from them
+        (quadrants_random finds them by their initial values)."""
+        self.random_pending = False
+        try:
+            if _arch() != "cpu":
+                return
+            store = self.open()
+            draws = False
+            for kid in self.kernels:
+                k = store.kernel(kid)
+                if any(k.draws_random(i) for i in range(len(k.instances))):
+                    draws = True
+                    break
+            if draws:
+                self.bind_random()
+        except _Fallback:
+            pass  # each kernel that draws falls back with the reason (bind_random)
+        except qdrt.Error:
+            pass  # the call itself reports the store's error
+
+    def bind_random(self):
+        """Makes the store's kernels draw qd.random from Quadrants' own generator states (once
+        per Quadrants program), so a served call draws what Quadrants would have drawn and leaves
+        the states where Quadrants continues from."""
+        qd = sys.modules.get("quadrants")
+        prog = qd.lang.impl.get_runtime().prog
+        if self.random_program is prog:
+            return
+        if self.random_failure is not None and self.random_failure[0] is prog:
+            raise _Fallback(self.random_failure[1])
+        cfg = qd.lang.impl.current_cfg()
+        count, seed = int(cfg.cpu_max_num_threads), int(cfg.random_seed)
+        try:
+            address = quadrants_random.locate(count, seed)
+        except quadrants_random.NotFound as e:
+            self.random_failure = (prog, f"qd.random: Quadrants' generator states not found: {e}")
+            raise _Fallback(self.random_failure[1]) from None
+        self.store.bind_random_states(address, count)
+        self.random_program = prog
 
     def describe_self(self, kernel, built, obj):
         """(description, text, guards) of a data_oriented `self` as the built instance that is

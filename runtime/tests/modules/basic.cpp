@@ -227,3 +227,26 @@ QD_EXPORT void shift_whole(const qdrt_launch_context* ctx, int64_t, int64_t) {
   }
   store_result(ctx, int32_t{1});
 }
+
+// What a task that draws qd.random sees (task_abi.h "Random numbers", QDRT_LAUNCH_RANDOM): per
+// iteration its thread's `worker`, num_rand_states, and the x word of its state, which it then
+// advances one step (a draw).
+// @qd.kernel
+// def rand_probe(out: qd.types.NDArray[qd.i64, 2]): ...
+QD_EXPORT int64_t rand_probe_t0__extent(const qdrt_launch_context* ctx) {
+  return array(ctx, 0).shape[0];
+}
+QD_EXPORT void rand_probe_t0(const qdrt_launch_context* ctx, int64_t begin, int64_t end) {
+  int64_t* out = data<int64_t>(ctx, 0);
+  for (int64_t i = begin; i < end; ++i) {
+    qdrt_rand_state* s = &ctx->rand_states[ctx->worker];
+    out[i * 3 + 0] = ctx->worker;
+    out[i * 3 + 1] = ctx->num_rand_states;
+    out[i * 3 + 2] = s->x;
+    uint32_t t = s->x ^ (s->x << 11);
+    s->x = s->y;
+    s->y = s->z;
+    s->z = s->w;
+    s->w = (s->w ^ (s->w >> 19)) ^ (t ^ (t >> 8));
+  }
+}
