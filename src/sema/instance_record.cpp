@@ -277,7 +277,15 @@ bool template_value(const json& v, ConfigValue& out, std::string& why, int depth
     return true;
   }
   if (v.contains("method")) {
-    // A @qd.func bound to an object: {__method__ = "module:qualname", __self__ = {...}}.
+    // A @qd.func bound to an object: {__method__ = "module:qualname", __self__ = {...}}, or
+    // {__method__ = ..., __self_owner__ = True} when bound to the object that holds it.
+    if (v.contains("self") && v.at("self").is_string() &&
+        v.at("self").get<std::string>() == "owner") {
+      out = table();
+      out.table["__method__"] = scalar(Value::string(v.at("method").get<std::string>()));
+      out.table["__self_owner__"] = scalar(Value::boolean(true));
+      return true;
+    }
     ConfigValue self;
     if (!v.contains("self") || !template_value(v.at("self"), self, why, depth + 1) ||
         !self.is_table) {

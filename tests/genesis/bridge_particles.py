@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""An unchanged Genesis particle scene (SPH, PBD or MPM: scenes/particles.py) on a qdbuild store
-against the same scene on Quadrants: the solvers' kernels are methods of data_oriented objects
-over qd.fields, which the bridge passes in place (docs/runtime.md "Fields").
+"""An unchanged Genesis particle scene (SPH, PBD or MPM: scenes/particles.py) or FEM scene (an
+elastic cube on the ground, explicit or implicit: scenes/fem.py) on a qdbuild store against the
+same scene on Quadrants: the solvers' kernels are methods of data_oriented objects over
+qd.fields, which the bridge passes in place (docs/runtime.md "Fields").
 
-  bridge_particles.py --scene sph|pbd|mpm [--steps 50] [--qdbuild build/bin/qdbuild]
-                      [--python build/genesis-venv/bin/python]
+  bridge_particles.py --scene sph|pbd|mpm|fem|fem-implicit [--steps 50]
+                      [--qdbuild build/bin/qdbuild] [--python build/genesis-venv/bin/python]
 
 Records the scene with --out (2 steps: the kernels that read the particles back are the scene's
 too), builds the record into a fresh store, runs the scene --steps times with --out on Quadrants
@@ -82,7 +83,7 @@ def main():
     ap.add_argument("--qdbuild", default=os.path.join(ROOT, "build", "bin", "qdbuild"))
     ap.add_argument("--python", default=os.path.join(ROOT, "build", "genesis-venv", "bin",
                                                      "python"))
-    ap.add_argument("--scene", required=True, choices=["sph", "pbd", "mpm"])
+    ap.add_argument("--scene", required=True, choices=["sph", "pbd", "mpm", "fem", "fem-implicit"])
     ap.add_argument("--steps", type=int, default=50)
     opts = ap.parse_args()
     sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
@@ -91,7 +92,14 @@ def main():
     site = genesis_env.site_packages()
     if site is None or not os.path.exists(opts.python):
         skip_policy.skip("no-genesis-venv", "the bridge runs the Genesis scene")
-    scene = [os.path.join(HERE, "scenes", "particles.py"), "--solver", opts.scene]
+    if opts.scene.startswith("fem"):
+        # The FEM cube's vertices, compared as the particles are (its coupling with the rigid
+        # ground included: LegacyCoupler.fem_surface_force).
+        scene = [os.path.join(HERE, "scenes", "fem.py")]
+        if opts.scene == "fem-implicit":
+            scene.append("--implicit")
+    else:
+        scene = [os.path.join(HERE, "scenes", "particles.py"), "--solver", opts.scene]
     if opts.scene == "mpm":
         scene += ["--substeps", "16"]
     failures = []

@@ -138,12 +138,15 @@ class Getters(unittest.TestCase):
         self.assertTrue(seg.endswith(" " + text), text)  # only the members the instance names
         self.assertNotIn("scene", text)
         self.assertTrue(objects.guards_hold(guards))
-        s.res[1] = 3  # a numpy array read by value, changed in place
-        self.assertFalse(objects.guards_hold(guards))
-        s.res[1] = 2
-        s.n = 4 + 0  # the same value: still the instance
+        # Values the trace read are frozen, as Quadrants freezes them into the kernel it traced
+        # for this object (it never traces it again for them): a numpy array read by value and
+        # changed in place, a number reassigned.
+        s.res[1] = 3
+        s.n = 5
         self.assertTrue(objects.guards_hold(guards))
-        s.p = type(s.p)  # a member reassigned
+        s.res[1] = 2
+        s.n = 4
+        s.p = type(s.p)  # a member reassigned to another object: selected again
         self.assertFalse(objects.guards_hold(guards))
         s2 = kernels.Particles(8, scene=None)
         _, text2, _ = objects.describe(s2, seg)

@@ -142,6 +142,9 @@ def _template(v, depth=0):
     if "method" in v:
         t = _Table()
         t["__method__"] = _Scalar(_repr(v["method"]))
+        if v.get("self") == "owner":  # bound to the object that holds it
+            t["__self_owner__"] = _Scalar(_repr(True))
+            return t
         self_ = _template(v.get("self"), depth + 1)
         if not isinstance(self_, _Table):
             raise ValueError("a bound method whose object cannot be described")

@@ -9,8 +9,9 @@ own text (objects by their attributes, tuples of objects by index, bound methods
 and describes them with the recorder's own code: the call is that instance exactly when the texts
 are equal. What the description read is kept as guards (each attribute's object, and the bytes of
 the small numpy arrays read by value), so a later call with the same object re-checks them instead
-of describing again: a member reassigned (a field rebuilt by qd.FieldsBuilder, a resized scene's
-counts) is seen at the next call.
+of describing again: a member reassigned to another object (a field rebuilt by qd.FieldsBuilder)
+is seen at the next call, while values the trace read stay frozen, as in Quadrants
+(guards_hold).
 """
 
 from qdrt import instances, record
@@ -63,6 +64,8 @@ def _read(obj, tree, accessed, guards, depth=0):
             return False
         return True
     if "__method__" in tree:
+        if "__self_owner__" in tree:
+            return True  # bound to its holder: the description says whether it still is
         target = getattr(obj, "instance", None)
         return target is not None and _read(target, tree.get("__self__"), accessed, guards,
                                             depth + 1)
@@ -77,16 +80,19 @@ def _guard(obj, key, value):
 
 
 def guards_hold(guards):
-    """Whether every attribute a description read is still the object (or value) it read."""
+    """Whether every attribute a description read still holds the object it read. A value the
+    trace read (a number, a bool, a small numpy array read by value) is frozen into the
+    instance as Quadrants freezes it into the kernel it traced for this object: Quadrants never
+    traces a data_oriented object's kernel again when such a value changes (Genesis's FEM
+    materials set `_hessian_ready` after the first Hessian; the kernel keeps the branch it was
+    traced with), so neither does the bridge. A member reassigned to another object (a field
+    rebuilt by qd.FieldsBuilder, a sub-object replaced) is selected again."""
     for obj, key, seen, data in guards:
         try:
             now = getattr(obj, key)
         except Exception:  # noqa: BLE001
             return False
-        if now is not seen:
-            if not (type(now) in _PRIMITIVES and type(now) is type(seen) and now == seen):
-                return False
-        elif data is not None and now.tobytes() != data:
+        if now is not seen and not (type(seen) in _PRIMITIVES or data is not None):
             return False
     return True
 

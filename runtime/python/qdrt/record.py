@@ -107,6 +107,31 @@ def array_text(dtype, ndim, element=(), layout=None, grad=False, source="qd"):
     return text + ")"
 
 
+def _method_of(obj, name, x):
+    """Whether obj.name, read as x, is a method of obj's class (qdbuild reads those from the
+    class), not a func the object holds as data (`self._func_vel_at_point =
+    func_vel_at_point`, described as the func it is)."""
+    if isinstance(x, types.MethodType):
+        return x.__self__ is obj or name not in getattr(obj, "__dict__", {})
+    if type(x).__name__ == "BoundQuadrantsCallable":
+        # Bound to obj under its own name (obj.method): the class's. Bound to obj but held under
+        # another name (a pydantic material's `self.pre_compute = self._pre_compute_linear`):
+        # data, described as {"method": ..., "self": "owner"}.
+        own = getattr(getattr(type(obj), name, None), "fn", None)
+        fn = getattr(getattr(x, "quadrants_callable", None), "fn", None)
+        return getattr(x, "instance", None) is obj and own is not None and own is fn
+    if _is_quadrants_func(x):
+        return name not in getattr(obj, "__dict__", {})
+    return False
+
+
+def _numpy_array(v):
+    """Whether v is a numpy array, a subclass's included (trimesh's TrackedArray), as Quadrants
+    takes it."""
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(v, np.ndarray)
+
+
 def describe_array(v, ann=None):
     """An ndarray argument: a qd.ndarray (also inside a qd.Tensor), a numpy array or a torch
     tensor. `ann`: the annotation, whose element type decides the trailing element dims of an
@@ -134,7 +159,7 @@ def describe_array(v, ann=None):
         if len(shape) < len(elem):
             return {"unsupported": f"an array of shape {shape} for element_dim={len(elem)}"}
         elem = [int(n) for n in shape[len(shape) - len(elem):]]
-    if mod.startswith("numpy"):
+    if _numpy_array(v):
         return array_text(_NUMPY_NAMES.get(v.dtype.name, v.dtype.name), v.ndim - len(elem), elem,
                           source="numpy")
     if mod.startswith("torch"):
@@ -274,7 +299,8 @@ def describe_value(v, depth=0, seen=None, accessed=None):
     if isinstance(v, types.ModuleType):
         return {"module": v.__name__}
     if type(v).__name__ in ("ScalarNdarray", "VectorNdarray", "MatrixNdarray") or \
-            type(v).__module__.startswith(("torch", "numpy", "quadrants._tensor_wrapper")):
+            type(v).__module__.startswith(("torch", "numpy", "quadrants._tensor_wrapper")) or \
+            _numpy_array(v):
         return describe_array(v)
     if type(v).__name__ in ("ScalarField", "MatrixField", "StructField") and \
             type(v).__module__.startswith("quadrants"):
@@ -301,8 +327,13 @@ def describe_value(v, depth=0, seen=None, accessed=None):
         read = accessed.get(id(v))
         fields = {}
         for k, x in sorted(read[1].items() if read is not None and read[0] is v else ()):
-            if isinstance(x, types.MethodType) or _is_quadrants_func(x):
+            if _method_of(v, k, x):
                 continue  # a method: qdbuild reads it from the class
+            if type(x).__name__ == "BoundQuadrantsCallable" and getattr(x, "instance", None) is v:
+                fn = getattr(getattr(x, "quadrants_callable", None), "fn", None)
+                fields[k] = {"method": f"{getattr(fn, '__module__', '?')}:"
+                                       f"{getattr(fn, '__qualname__', '?')}", "self": "owner"}
+                continue
             fields[k] = describe_value(x, depth + 1, seen, accessed)
         out["fields"] = fields
         return out

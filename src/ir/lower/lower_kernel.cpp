@@ -189,9 +189,12 @@ Val Lowerer::template_value(const sema::Param& p, int32_t index, const ast::Pos&
     return make_object(dataclass, cls, named != nullptr ? named->s : "?", p.name, v,
                        {k_object_members, index});
   }
-  const sema::Value& s = v->scalar;
+  return scalar_or_func(v->scalar);
+}
+
+Val Lowerer::scalar_or_func(const sema::Value& s) {
   if (s.kind == sema::Value::Kind::string) {
-    // A func given by id ("module:qualname"): the template holds the def.
+    // A func given by id ("module:qualname", the recorder's {"func": ...}): the def.
     const sema::Program& prog = *m_in.program;
     for (size_t d = 0; d < prog.def_ids.size(); ++d) {
       if (prog.def_ids[d] == s.s) {

@@ -391,7 +391,7 @@ Val Lowerer::template_member(Object& o, std::string_view attr, const ast::Pos& p
   }
   std::vector<int32_t> order = o.order;
   order.push_back(static_cast<int32_t>(o.members.size()));
-  return recorded_value(where, *given, std::move(order), pos);
+  return recorded_value(where, *given, std::move(order), pos, &o);
 }
 
 bool Lowerer::held_reference(const sema::ConfigValue& v, const std::string& what,
@@ -447,14 +447,14 @@ Val Lowerer::static_member(Object& o, std::string_view attr, bool* ok) {
 }
 
 Val Lowerer::recorded_value(const std::string& where, const sema::ConfigValue& value,
-                            std::vector<int32_t> order, const ast::Pos& pos) {
+                            std::vector<int32_t> order, const ast::Pos& pos, Object* owner) {
   const sema::ConfigValue* given = &value;
   if (const sema::ConfigValue* bad = table_item(given, "__unsupported__")) {
     fail(pos, "QD207",
          "member '" + where + "' of the recorded object cannot be used: " + bad->scalar.s);
   }
   if (!given->is_table) {
-    return py_value(given->scalar);
+    return scalar_or_func(given->scalar);  // a func the object holds: its def
   }
   if (const sema::ConfigValue* entries = table_item(given, "__matrix__")) {
     return constant_matrix(where, *entries, *given, pos);
@@ -498,12 +498,19 @@ Val Lowerer::recorded_value(const std::string& where, const sema::ConfigValue& v
     return t;
   }
   if (const sema::ConfigValue* m = table_item(given, "__method__")) {
-    // A @qd.func bound to an object, held as data: the def, called on that object.
+    // A @qd.func bound to an object, held as data: the def, called on that object (the one
+    // that holds it, for __self_owner__).
     const sema::Program& prog = *m_in.program;
     for (size_t d = 0; d < prog.def_ids.size(); ++d) {
       if (prog.def_ids[d] == m->scalar.s) {
         const sema::ConfigValue* self = table_item(given, "__self__");
-        Val obj = self != nullptr ? recorded_value(where + ".__self__", *self, order, pos) : Val();
+        Val obj;
+        if (table_item(given, "__self_owner__") != nullptr && owner != nullptr) {
+          obj.kind = Val::Kind::object;
+          obj.obj = owner->shared_from_this();
+        } else if (self != nullptr) {
+          obj = recorded_value(where + ".__self__", *self, order, pos);
+        }
         if (obj.kind != Val::Kind::object) {
           fail(pos, "QD207", "the object of the bound method '" + where + "' is not an object");
         }

@@ -1,6 +1,7 @@
 // Vectors and matrices (docs/language.md §3): scalarized at compile time into one IR
 // value per element, row-major.
 #include <functional>
+#include <map>
 
 #include "ir/lower/lowerer.hpp"
 
@@ -341,7 +342,23 @@ Val Lowerer::tensor_method(const Val& t, const std::string& name, std::vector<Va
     return fval(0.0);
   };
   if (t.kind == Val::Kind::api) {
-    // Static constructors: qd.Matrix.identity(dt, n), qd.Vector.zero(dt, n), ...
+    // Static constructors: qd.Matrix.identity(dt, n), qd.Vector.zero(dt, n), ...; keyword
+    // arguments by Quadrants' parameter names (qd.Matrix.identity(dt=qd.f32, n=3)).
+    static const std::map<std::string, std::vector<std::string>, std::less<>> k_params = {
+        {"identity", {"dt", "n"}},
+        {"zero", {"dt", "n", "m"}},
+        {"one", {"dt", "n", "m"}},
+        {"diag", {"dim", "val"}},
+        {"unit", {"n", "i", "dt"}}};
+    if (auto it = k_params.find(name); it != k_params.end() && c != nullptr) {
+      for (size_t i = args.size(); i < it->second.size(); ++i) {
+        const ast::Expr* kw = keyword(c, it->second[i]);
+        if (kw == nullptr) {
+          break;
+        }
+        args.push_back(eval(kw));
+      }
+    }
     auto dtype_at = [&](size_t i) {
       if (i >= args.size() || args[i].kind != Val::Kind::dtype) {
         type_error(pos, "qd." + t.path + "() needs a dtype argument");

@@ -105,9 +105,10 @@ private:
   // A member an object's instance does not hold, from its class's __init__ (self.a = 3, a
   // constructed member object); *ok false when the source does not give it.
   Val static_member(Object& o, std::string_view attr, bool* ok);
-  // A recorded value (a member of a template object, an item of a recorded tuple) as a Val.
+  // A recorded value (a member of a template object, an item of a recorded tuple) as a Val;
+  // `owner`: the object holding it (what a method bound to its holder is called on).
   Val recorded_value(const std::string& where, const sema::ConfigValue& value,
-                     std::vector<int32_t> order, const ast::Pos& pos);
+                     std::vector<int32_t> order, const ast::Pos& pos, Object* owner = nullptr);
   Val class_attribute(sema::ClassId cls, std::string_view attr, const ast::Pos& pos,
                       Object* receiver = nullptr);
 
@@ -256,6 +257,9 @@ private:
   Val min_max(bool is_max, std::vector<Val>& args, const ast::Pos& pos);
   const ast::Expr* keyword(const ast::Call* c, std::string_view name);
   Val random_value(const ast::Call* c, std::vector<Val>& args);  // qd.random(dtype)
+  // A recorded scalar: the def a "module:qualname" string names (a func held as a value), else
+  // the Python value.
+  Val scalar_or_func(const sema::Value& s);
   Val cast_to_annotation(const Val& v, const ast::Expr* annotation, int32_t module,
                          const ast::Pos& pos);
 
