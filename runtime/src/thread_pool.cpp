@@ -65,8 +65,8 @@ void ThreadPool::run(qdrt_task_fn fn, const qdrt_launch_context* ctx, int64_t n,
     std::lock_guard<std::mutex> lock(m_mutex);
     m_jobs.push_back(&job);
   }
-  if (chunks - 1 >= static_cast<int64_t>(m_workers.size())) {
-    m_work.notify_all();
+  if (chunks - 1 >= static_cast<int64_t>(m_workers.size()) || worker_limit > 0) {
+    m_work.notify_all();  // (a limited job: a woken worker may not be one that can take it)
   } else {
     for (int64_t i = 0; i < chunks - 1; ++i) {
       m_work.notify_one();
@@ -86,14 +86,26 @@ void ThreadPool::run(qdrt_task_fn fn, const qdrt_launch_context* ctx, int64_t n,
 void ThreadPool::worker_loop(uint32_t worker) {
   std::unique_lock<std::mutex> lock(m_mutex);
   for (;;) {
-    m_work.wait(lock, [&] { return m_stop || !m_jobs.empty(); });
+    // The first job with chunks left that this worker may take (a job that draws qd.random
+    // runs on the first worker_limit threads only); exhausted jobs are dropped on the way (their
+    // launchers then remove nothing). Waits while there is none, so an excluded worker never
+    // spins on a job it cannot take.
+    Job* job = nullptr;
+    m_work.wait(lock, [&] {
+      for (auto it = m_jobs.begin(); !m_stop && it != m_jobs.end();) {
+        if ((*it)->next.load(std::memory_order_relaxed) >= (*it)->chunks) {
+          it = m_jobs.erase(it);
+        } else if ((*it)->worker_limit == 0 || worker < (*it)->worker_limit) {
+          job = *it;
+          return true;
+        } else {
+          ++it;
+        }
+      }
+      return m_stop;
+    });
     if (m_stop) {
       return;
-    }
-    Job* job = m_jobs.front();
-    if (job->next.load(std::memory_order_relaxed) >= job->chunks) {
-      m_jobs.pop_front();  // exhausted: its launcher removes nothing then
-      continue;
     }
     ++job->users;
     lock.unlock();

@@ -465,26 +465,29 @@ class _Bridge:
                     break
             if draws:
                 self.bind_random()
-        except _Fallback:
-            pass  # each kernel that draws falls back with the reason (bind_random)
-        except qdrt.Error:
-            pass  # the call itself reports the store's error
+        except (_Fallback, qdrt.Error):
+            pass  # each kernel that draws falls back with the reason (bind_random), or the
+            # call itself reports the store's error
 
     def bind_random(self):
         """Makes the store's kernels draw qd.random from Quadrants' own generator states (once
         per Quadrants program), so a served call draws what Quadrants would have drawn and leaves
         the states where Quadrants continues from."""
         qd = sys.modules.get("quadrants")
-        prog = qd.lang.impl.get_runtime().prog
+        try:
+            prog = qd.lang.impl.get_runtime().prog
+            cfg = qd.lang.impl.current_cfg()
+            count, seed = int(cfg.cpu_max_num_threads), int(cfg.random_seed)
+        except Exception as e:  # noqa: BLE001 - another Quadrants: its kernels stay its own
+            raise _Fallback(f"qd.random: cannot read Quadrants' random_seed and threads: "
+                            f"{type(e).__name__}: {e}") from None
         if self.random_program is prog:
             return
         if self.random_failure is not None and self.random_failure[0] is prog:
             raise _Fallback(self.random_failure[1])
-        cfg = qd.lang.impl.current_cfg()
-        count, seed = int(cfg.cpu_max_num_threads), int(cfg.random_seed)
         try:
             address = quadrants_random.locate(count, seed)
-        except quadrants_random.NotFound as e:
+        except (quadrants_random.NotFound, OSError) as e:
             self.random_failure = (prog, f"qd.random: Quadrants' generator states not found: {e}")
             raise _Fallback(self.random_failure[1]) from None
         self.store.bind_random_states(address, count)
