@@ -3,6 +3,7 @@
 
 #include "codegen/task_codegen.hpp"
 #include "ir/lower/lower.hpp"
+#include "ir/passes/dead_draws.hpp"
 #include "ir/passes/offload.hpp"
 #include "ir/passes/temporaries.hpp"
 #include "ir/printer.hpp"
@@ -89,6 +90,11 @@ KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t
 
   // The pipeline.
   if (!stage("lower")) {
+    return out;
+  }
+  // Draws nothing reads are not drawn, as Quadrants' dead-code elimination drops them (the
+  // generator then does not advance either).
+  if (ir::passes::remove_dead_draws(k) > 0 && !stage("dead draws")) {
     return out;
   }
   ir::passes::offload(k);

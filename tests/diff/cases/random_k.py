@@ -1,6 +1,7 @@
 """qd.random: Quadrants' generator drawn in serial code (one thread, state 0), so every run
 draws the same numbers: each dtype, the default float type, draws in a func, in a vector
-comprehension (evaluation order) and in a branch (the branch taken decides how many are drawn).
+comprehension (evaluation order) and in a branch (the branch taken decides how many are drawn);
+draws nothing reads are not drawn (Quadrants' dead-code elimination drops them).
 One kernel only: the stand-in, the store and Quadrants each start from the seed's states, and
 no other case draws."""
 
@@ -19,6 +20,8 @@ def draws(f: qd.types.NDArray[qd.f32, 1], d: qd.types.NDArray[qd.f64, 1],
           v: qd.types.NDArray[qd.f32, 2], b: qd.types.NDArray[qd.i32, 1]) -> None:
     qd.loop_config(serialize=True)
     for k in range(f.shape[0]):
+        unused = qd.random(qd.u32)  # nothing reads it: Quadrants does not draw it
+        qd.random()  # nor this one
         f[k] = qd.random()
         d[k] = qd.random(qd.f64)
         u[k] = qd.random(qd.u32)

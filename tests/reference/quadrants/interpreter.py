@@ -8,14 +8,15 @@ expressions.py.
 
 import ast
 
-from .scope import Scope
 from . import dtypes as dt
+from . import random_numbers
 from .atomics import ATOMIC_AUG_OPS, atomic_rmw
 from .expressions import ExpressionEvaluator, is_static_call
 from .lvalues import coerce
 from .loops import Grouped, NdRange, TypedRange, iterate, order_of, range_axes
 from .ndarray import ArrayArg
 from .ops import binop, cast, is_typed, truth, typed
+from .scope import Scope
 from .values import Cell, Scalar, Tensor
 
 _AUG = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
@@ -66,6 +67,7 @@ class Interpreter(ExpressionEvaluator):
         self.scopes = [Scope()]
         self.immutable = set()
         self.pending_loop_config = None  # qd.loop_config(...) for the next loop
+        self.loaded_names = None  # the names the function reads (kernel.py), None: unknown
 
     # --- scopes ---------------------------------------------------------------------------
     def run_block(self, stmts, new_scope=True):
@@ -107,7 +109,19 @@ class Interpreter(ExpressionEvaluator):
                                       f"(line {node.lineno})")
         handler(node)
 
+    def is_draw(self, node):
+        """Whether node is a call of qd.random (whose value, unread, Quadrants never draws)."""
+        if not isinstance(node, ast.Call):
+            return False
+        try:
+            f = self.eval(node.func)
+        except Exception:  # noqa: BLE001 - not a name the kernel can resolve: not qd.random
+            return False
+        return f is random_numbers.random
+
     def stmt_Expr(self, node):
+        if self.is_draw(node.value):
+            return  # a draw nothing reads: not drawn
         value = self.eval(node.value)
         if type(value).__name__ == "LoopConfig":
             self.pending_loop_config = value
@@ -135,6 +149,10 @@ class Interpreter(ExpressionEvaluator):
                     raise SyntaxError("Static assign cannot be used on elements in arrays")
                 self.scopes[-1][t.id] = value
             return
+        if (self.loaded_names is not None and all(
+                isinstance(t, ast.Name) and t.id not in self.loaded_names for t in node.targets)
+                and self.is_draw(node.value)):
+            return  # drawn into names the function never reads: not drawn
         value = self.eval(node.value)
         for t in node.targets:
             self.assign(t, value)

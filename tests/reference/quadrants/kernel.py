@@ -79,7 +79,12 @@ class _Callable:
         return BoundKernel(self, obj) if isinstance(self, Kernel) else BoundFunc(self, obj)
 
     def new_interpreter(self, ctx, is_kernel):
-        return Interpreter(ctx, self.fn.__globals__, _closure(self.fn), is_kernel)
+        interp = Interpreter(ctx, self.fn.__globals__, _closure(self.fn), is_kernel)
+        # The names the function reads: a qd.random() drawn into a name it never reads is not
+        # drawn (Quadrants' dead-code elimination drops it, and its generator does not advance).
+        interp.loaded_names = {n.id for n in ast.walk(self.fdef)
+                               if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        return interp
 
     def run_body(self, interp):
         try:
