@@ -16,22 +16,15 @@ times. Exit 0/1; 125 without Genesis (no-genesis-venv).
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 import genesis_env
+from bridge_particles import run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TOLERANCE = 1e-4
-
-
-def run(python, args, env):
-    p = subprocess.run([python, *args], capture_output=True, text=True, env=env)
-    if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(args)} exited {p.returncode}: {p.stderr[-3000:]}")
-    return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 def largest(a, b):
@@ -70,13 +63,14 @@ def main():
             print(f"FAIL: qdbuild build exited {p.returncode}\n{p.stderr[-3000:]}")
             return 1
         repeat = ["--repeat", str(opts.repeat)]
-        plain = run(opts.python, [*scene, *repeat, "--out", os.path.join(tmp, "plain.json")], env)
+        plain, _ = run(opts.python, [*scene, *repeat, "--out", os.path.join(tmp, "plain.json")],
+                       env)
         stats = os.path.join(tmp, "stats.json")
         benv = dict(pyenv, QDRT_STORE=store, QDRT_STORE_STATS=stats,
                     QDRT_LIBRARY=os.environ.get("QDRT_LIBRARY",
                                                 os.path.join(ROOT, "build", "lib", "libqdrt.so")))
-        bridged = run(opts.python, [*scene, *repeat, "--out", os.path.join(tmp, "bridge.json")],
-                      benv)
+        bridged, _ = run(opts.python, [*scene, *repeat, "--out", os.path.join(tmp, "bridge.json")],
+                         benv)
         a = json.load(open(os.path.join(tmp, "plain.json")))
         b = json.load(open(os.path.join(tmp, "bridge.json")))
         s = json.load(open(stats))
