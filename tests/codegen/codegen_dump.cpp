@@ -1,23 +1,28 @@
 // qd_codegen_dump PATH [--kernel ID]: the IR after every pass and the generated C++ units of every
 // kernel instance under PATH (a file or a directory), deterministic, for the golden fixtures in
 // tests/codegen/fixtures (run_codegen_tests.py compares them with the .snap files).
+// --path P (repeatable), --root R and --instances REC read an app's tree as `qdbuild build` does
+// (e.g. the code of one recorded Genesis kernel: --root SITE --path SITE/genesis --instances ...).
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "codegen/kernel_codegen.hpp"
 #include "sema/analysis.hpp"
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr,
-                 "usage: qd_codegen_dump PATH [--kernel ID] [--no-cpp] [--no-ir] [--cuda]\n");
+    std::fprintf(stderr, "usage: qd_codegen_dump PATH [--kernel ID] [--no-cpp] [--no-ir] [--cuda] "
+                         "[--path P]... [--root R] [--instances REC]...\n");
     return 2;
   }
   std::string only;
   bool cpp = true;
   bool ir = true;
   bool cuda = false;
+  std::vector<std::string> paths{argv[1]};
+  qd::sema::AnalysisOptions opt;
   for (int i = 2; i < argc; ++i) {
     if (std::strcmp(argv[i], "--kernel") == 0 && i + 1 < argc) {
       only = argv[++i];
@@ -27,11 +32,16 @@ int main(int argc, char** argv) {
       ir = false;
     } else if (std::strcmp(argv[i], "--cuda") == 0) {
       cuda = true;
+    } else if (std::strcmp(argv[i], "--path") == 0 && i + 1 < argc) {
+      paths.emplace_back(argv[++i]);
+    } else if (std::strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
+      opt.root = argv[++i];
+    } else if (std::strcmp(argv[i], "--instances") == 0 && i + 1 < argc) {
+      opt.instance_files.emplace_back(argv[++i]);
     }
   }
-  qd::sema::AnalysisOptions opt;
   opt.jobs = 1;
-  qd::sema::Analysis a = qd::sema::analyze({argv[1]}, opt);
+  qd::sema::Analysis a = qd::sema::analyze(paths, opt);
   int status = 0;
   for (size_t k = 0; k < a.kernels.size(); ++k) {
     const qd::sema::KernelReport& r = a.kernels[k];

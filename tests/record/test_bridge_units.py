@@ -245,6 +245,147 @@ class Getters(unittest.TestCase):
                                                  "random_seed 0"):
             qr.locate(1, 0)
 
+    def test_field_address_after_a_destroyed_tree(self):
+        # Quadrants gives a destroyed SNode tree's id to the next tree; its buffer is elsewhere.
+        import ctypes
+        from qdrt import fields
+
+        def view(f):
+            lay = fields.layout(f)
+            buf = (ctypes.c_char * (lay.shape[0] * 4)).from_address(fields.address(lay))
+            return np.ndarray(lay.shape, dtype=np.float32, buffer=buf)
+
+        fb = qd.FieldsBuilder()
+        a = qd.field(qd.f32)
+        fb.dense(qd.i, 8).place(a)
+        tree = fb.finalize()
+        first_id = tree.id
+        a.from_numpy(np.arange(8, dtype=np.float32))
+        self.assertTrue(np.array_equal(view(a), a.to_numpy()))
+        tree.destroy()
+        fb = qd.FieldsBuilder()
+        b = qd.field(qd.f32)
+        fb.dense(qd.i, 4096).place(b)
+        tree = fb.finalize()
+        self.assertEqual(tree.id, first_id)
+        b.from_numpy(np.arange(4096, dtype=np.float32) * 2)
+        self.assertTrue(np.array_equal(view(b), b.to_numpy()))
+
+    def test_calls_with_the_same_objects_skip_the_lookup(self):
+        # A stand-in for Quadrants' Kernel class and for the store's selection (make_plan): what
+        # is under test is which plan a call runs.
+        import types
+
+        def stand_in():
+            pass
+
+        class Kernel:
+            arg_metas = ()
+            func = staticmethod(stand_in)
+
+            def __call__(self, *args, **kwargs):
+                return "quadrants"
+
+        made = []
+
+        class Launch:
+            def prepare(self, *values):
+                return lambda: ("store", self.args)
+
+        def make_plan(kernel, args):
+            made.append(args)
+            k = Launch()
+            k.args = args
+            return "m:k", k, [], guards.get(id(args[0]), ())
+
+        guards = {}
+        self.b.make_plan = make_plan
+        self.b.patch(types.SimpleNamespace(Kernel=Kernel))
+        kern, obj = Kernel(), object()
+        x = 1.5 + len(made)  # a float object of its own
+        self.assertEqual(kern(obj, x), ("store", (obj, x)))
+        self.assertEqual(kern(obj, x), ("store", (obj, x)))
+        self.assertEqual((len(made), len(self.b.fast)), (1, 1))
+        # Equal values in other objects: the plan of the value, found by the full key; the
+        # fast cache does not grow with the objects.
+        for _ in range(50):
+            y = float("1.5")
+            self.assertEqual(kern(obj, y)[0], "store")
+        self.assertEqual((len(made), len(self.b.fast)), (1, 1))
+        # Another value: its own plan.
+        self.assertEqual(kern(obj, 2.5), ("store", (obj, 2.5)))
+        self.assertEqual(len(made), 2)
+        # Keyword arguments take the full path (Quadrants' fuse_args).
+        self.assertEqual(kern(obj, x, extra=1), "quadrants")
+        # A plan whose guards no longer hold is made again, on the fast path too.
+        class Holder:
+            pass
+        h = Holder()
+        h.member = object()
+        guards[id(h)] = ((h, "member", h.member, None),)
+        kern(h, x)
+        kern(h, x)
+        self.assertEqual(len(made), 3)
+        h.member = object()
+        kern(h, x)
+        self.assertEqual(len(made), 4)
+
+    def test_instance_selection_reads_only_what_it_needs(self):
+        # select_segments reads each instance string only as far as its first differing segment;
+        # it must choose what splitting every instance and comparing (_matches) chooses.
+        import random
+        from qdrt import instances as qi
+        rnd = random.Random(7)
+        atoms = [0, 1, 12, -3, 2.5, "a", "a,b", "x]y", "q'uote", True, None]
+
+        def value(depth=0):
+            r = rnd.random()
+            if depth < 2 and r < 0.3:
+                return {"object": "m.O", "fields": {f"k{i}": value(depth + 1)
+                                                    for i in range(rnd.randint(1, 3))}}
+            if depth < 2 and r < 0.45:
+                return {"tuple": [value(depth + 1) for _ in range(rnd.randint(0, 3))]}
+            return rnd.choice(atoms)
+
+        def text(v):
+            return qi.config_text({"template": v})
+
+        checked = 0
+        for _ in range(300):
+            names = [f"p{i}" for i in range(rnd.randint(1, 4))]
+            params = {n: {"template": value()} for n in names}
+            try:
+                texts = qi._texts(params)
+            except ValueError:
+                continue
+            built = []
+            for _ in range(rnd.randint(1, 4)):
+                parts = []
+                for n in names:
+                    t = texts[n] if rnd.random() < 0.7 else text(value())
+                    if rnd.random() < 0.2:
+                        t = "dataclass m.C " + t  # a flat prefix
+                    elif rnd.random() < 0.1:
+                        t = "f(a, b) " + t  # a prefix with structure
+                    elif rnd.random() < 0.1:
+                        t = t + "0"  # the text only the start of the segment
+                    parts.append(f"{n}={t}")
+                if rnd.random() < 0.1:
+                    parts.append("extra=1")
+                rnd.shuffle(parts)
+                built.append(", ".join(parts))
+            if rnd.random() < 0.5:
+                built.append(", ".join(f"{n}={texts[n]}" for n in names))
+            want = [i for i, s in enumerate(built)
+                    if qi._matches(qi.split_instance(s), params, texts)]
+            idx, segments = qi.select_segments(built, params, texts)
+            self.assertEqual(idx, want[0] if len(want) == 1 else None, (built, params))
+            if idx is not None:
+                full = qi.split_instance(built[idx])
+                self.assertEqual({n: segments[n] for n in names}, {n: full[n] for n in names})
+            checked += 1
+        self.assertGreater(checked, 200)
+
     def test_arch_and_threads(self):
         self.assertEqual(bridge._arch(), "cpu")
         self.assertEqual(bridge._quadrants_threads(), 1)

@@ -532,6 +532,11 @@ class Kernel:
         return [_lib.qdrt_kernel_instance(h, i).decode()
                 for i in range(_lib.qdrt_kernel_instance_count(h))]
 
+    @property
+    def instance_count(self):
+        """How many CPU instances are built (len(instances) without reading their texts)."""
+        return _lib.qdrt_kernel_instance_count(self._handle)
+
     def arguments(self, instance=0):
         """The argument names built instance `instance` takes, in call order: parameters, and
         the member paths ("state.links.pos") of the dataclass members it reads."""
@@ -720,19 +725,23 @@ def _result(result):
 class Prepared:
     """A prepared launch (Kernel.prepare): call it to launch on the CPU."""
 
-    __slots__ = ("_kernel", "_handle", "_keep")
+    __slots__ = ("_kernel", "_handle", "_keep", "_store", "_result", "_result_ref")
 
     def __init__(self, kernel, handle, keep):
         self._kernel, self._handle, self._keep = kernel, handle, keep
+        self._store = kernel._store
+        # One result value for every launch: a prepared launch is used by one thread at a time
+        # (qdrt.h), and each launch sets the value anew.
+        self._result = _Value()
+        self._result_ref = ctypes.byref(self._result)
 
     def __call__(self):
-        if self._handle is None or self._kernel._store._handle is None:
+        if self._handle is None or self._store._handle is None:
             raise Error("the store is closed", "QDRT_ERROR_INVALID_ARGUMENT")
-        result = _Value()
-        st = _prepared_launch(self._handle, ctypes.byref(result))
+        st = _prepared_launch(self._handle, self._result_ref)
         if st != 0:
             _raise(st)
-        return _result(result)
+        return _result(self._result)
 
     def _free(self):
         if self._handle is not None:

@@ -52,20 +52,40 @@ _SIZES = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "u8": 1, "u16": 2, "u32": 4, "u
           "f16": 2, "f32": 4, "f64": 8, "u1": 1}
 
 
+_KINDS = {}  # SNode type (the enum value) -> its name: "root", "dense", "place", ...
+
+
 def _kind(sn):
-    return str(sn.type).rsplit(".", 1)[-1]
+    t = sn.type
+    k = _KINDS.get(t)
+    if k is None:
+        k = _KINDS[t] = str(t).rsplit(".", 1)[-1]
+    return k
 
 
-def _place_position(ptr, what):
+def _place_position(ptr, what, blocks=None):
     """(offset of element 0 from the tree's root, [(axis extent, byte stride)] outermost first)
-    of a place SNode under at most one dense block."""
+    of a place SNode under at most one dense block. `blocks`: the dense blocks read so far, by
+    SNode id (a vector field's components share theirs)."""
     parent = ptr.parent
     if parent is None:
         raise NotStrided(f"{what}: a place without a parent SNode")
-    if _kind(parent) == "root":
+    kind = _kind(parent)
+    if kind == "root":
         return ptr.offset_bytes_in_parent_cell, []  # a 0-d field: placed in the root cell
-    if _kind(parent) != "dense":
-        raise NotStrided(f"{what}: under a {_kind(parent)} SNode (only dense fields are arrays)")
+    if kind != "dense":
+        raise NotStrided(f"{what}: under a {kind} SNode (only dense fields are arrays)")
+    block = None if blocks is None else blocks.get(parent.id)
+    if block is None:
+        block = _dense_block(parent, what)
+        if blocks is not None:
+            blocks[parent.id] = block
+    return block[0] + ptr.offset_bytes_in_parent_cell, block[1]
+
+
+def _dense_block(parent, what):
+    """(the block's offset in the root cell, [(axis extent, byte stride)]) of a dense SNode
+    directly under the root."""
     top = parent.parent
     if top is None or _kind(top) != "root":
         raise NotStrided(f"{what}: under nested SNodes (qd.root.dense(...).dense(...)); only one "
@@ -83,7 +103,7 @@ def _place_position(ptr, what):
         axes.append((e, stride))
         stride *= e
     axes.reverse()
-    return parent.offset_bytes_in_parent_cell + ptr.offset_bytes_in_parent_cell, axes
+    return parent.offset_bytes_in_parent_cell, axes
 
 
 _LAYOUTS = {}  # id(field) -> (field, Layout): fixed once the field is placed and materialized
@@ -113,21 +133,25 @@ def _layout(field, what):
     if name == "MatrixField":
         n, m, ndim = field.n, field.m, getattr(field, "ndim", 2)
         element = [n] if ndim == 1 else [n, m]
-        comps = [ScalarField(e) for e in field.vars]
+        first = ScalarField(field.vars[0])
     elif name == "ScalarField":
-        element, comps = [], [field]
+        element, first = [], field
     else:
         raise NotStrided(f"{what}: a {name}, not a scalar, vector or matrix field")
+    # The place SNodes of the components (what ScalarField(var).snode.ptr is, without the
+    # wrapper objects).
+    ptrs = [var.ptr.snode() for var in field.vars]
     from qdrt.record import _dtype_name
 
     dtype = _dtype_name(field.dtype)
     if dtype not in _SIZES:
         raise NotStrided(f"{what}: dtype {field.dtype}")
-    offset = getattr(field.snode.ptr, "offset", None)
+    offset = getattr(ptrs[0], "offset", None)
     if offset and any(offset):
         raise NotStrided(f"{what}: a field with offset={tuple(offset)}")
     try:
-        positions = [_place_position(c.snode.ptr, what) for c in comps]
+        blocks = {}
+        positions = [_place_position(p, what, blocks) for p in ptrs]
     except _Unmaterialized:
         # A field placed since Quadrants last materialized its SNode trees: what its next
         # launch does, done now.
@@ -135,7 +159,8 @@ def _layout(field, what):
 
         impl.get_runtime().materialize()
         try:
-            positions = [_place_position(c.snode.ptr, what) for c in comps]
+            blocks = {}
+            positions = [_place_position(p, what, blocks) for p in ptrs]
         except _Unmaterialized:
             raise NotStrided(f"{what}: its SNode has no memory (cell size 0)") from None
     base, axes = positions[0]
@@ -165,7 +190,7 @@ def _layout(field, what):
     size = _SIZES[dtype]
     if any(s < 0 or s % size for s in strides):
         raise NotStrided(f"{what}: strides {tuple(strides)} are not multiples of {size} bytes")
-    return Layout(dtype, tuple(shape), tuple(strides), comps[0])
+    return Layout(dtype, tuple(shape), tuple(strides), first)
 
 
 class _DLDevice(ctypes.Structure):
@@ -183,32 +208,49 @@ _get_pointer.restype = ctypes.c_void_p
 _get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 
+_TREES = {}  # (id(program), id of a tree's root SNode) -> (program, its buffer's address or None)
+
+
 def address(lay):
     """The address of element 0, component 0 (host memory on the CPU, a CUdeviceptr on CUDA).
     Quadrants exports field memory only as DLPack, and for a field that does not start its
     SNode tree's buffer its export imports torch (to check torch's byte_offset support); so the
-    buffer's address comes from the tree's first place (offset 0: no torch), and the field's
-    from its offset in the tree. The capsules are read here, not consumed (their destructor
-    frees them)."""
+    buffer's address comes from the tree's first place (offset 0: no torch), once per tree of
+    a Quadrants program (a tree's buffer stays where it is while the tree exists, and a new tree
+    has a new root SNode id; the cache keeps the program object, so its id is not reused), and
+    the field's from its offset in the tree. The capsules are read here, not consumed (their destructor frees them)."""
     ptr = lay.first.snode.ptr
+    from quadrants.lang import impl
+
+    prog = impl.get_runtime().prog
     root = ptr
     while root.parent is not None and _kind(root) != "root":
         root = root.parent
+    # (A destroyed tree's id is given to the next tree; an SNode's id never is, in a program.)
+    key = (id(prog), root.id)
+    hit = _TREES.get(key)
+    if hit is None or hit[0] is not prog:
+        hit = _TREES[key] = (prog, _tree_address(root, prog))
+    if hit[1] is not None:
+        return hit[1] + _root_offset(ptr)
+    return _capsule_address(lay.first.to_dlpack())
+
+
+def _tree_address(root, prog):
+    """The address of the buffer of the SNode tree under `root`, from its first place, or None
+    when that place does not start the buffer or Quadrants does not export it."""
     first = root
     for _ in range(64):
         if _kind(first) == "place" or first.get_num_ch() == 0:
             break
         first = first.get_ch(0)
-    if _kind(first) == "place" and _root_offset(first) == 0:
-        from quadrants.lang import impl
-
-        try:
-            capsule = impl.get_runtime().prog.field_to_dlpack(first, 0, 0, 0)
-        except Exception:  # noqa: BLE001 - a first place Quadrants does not export: the field's own
-            capsule = None
-        if capsule is not None:
-            return _capsule_address(capsule) + _root_offset(ptr)
-    return _capsule_address(lay.first.to_dlpack())
+    if _kind(first) != "place" or _root_offset(first) != 0:
+        return None
+    try:
+        capsule = prog.field_to_dlpack(first, 0, 0, 0)
+    except Exception:  # noqa: BLE001 - a first place Quadrants does not export: the field's own
+        return None
+    return _capsule_address(capsule) if capsule is not None else None
 
 
 def _root_offset(ptr):

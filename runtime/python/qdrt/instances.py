@@ -354,42 +354,49 @@ def _segment_end(s, start):
 def _confirms(instance, params, texts):
     """The segments of `instance` when it is the call `params` describes, read without splitting
     the whole string: each expected text is compared where its segment starts (as it is, or
-    after a flat prefix: `dataclass m.State {...}`), and only short segments (ndarrays, runtime
-    scalars) are scanned for their end. None when this cannot confirm the match (a segment in
-    another form, a parameter missing, no match): _matches over split_instance decides then."""
+    after a flat prefix: `dataclass m.State {...}`); a segment that is not found so is read to
+    its end and compared as _matches compares it, and the first that differs ends the reading
+    (_NO: this instance is not the call). None when this cannot decide (a parameter the call
+    does not have, one named twice): _matches over split_instance decides then."""
     segments, pos, n = {}, 0, len(instance)
     while pos < n:
         eq = instance.find("=", pos)
         if eq < 0:
             return None
-        name = instance[pos:eq]
+        name = instance[pos:eq].strip()
         desc = params.get(name, _MISSING)
         if desc is _MISSING or name in segments:
             return None
         start = eq + 1
         text = texts[name]
+        end = -1
         if text is not None and not isinstance(desc, str):
             if instance.startswith(text, start):
                 end = start + len(text)
             else:
                 j = instance.find(" " + text, start)
-                if j < 0 or _STRUCTURE.search(instance, start, j) is not None:
-                    return None
-                end = j + 1 + len(text)
-            if end < n and instance[end] != ",":
-                return None
+                if j >= 0 and _STRUCTURE.search(instance, start, j) is None:
+                    end = j + 1 + len(text)
+            if end >= 0 and end < n and instance[end] != ",":
+                end = -1  # (the text is only the start of this segment)
+            if end < 0:
+                end = _segment_end(instance, start)
+                seg = instance[start:end].strip()
+                if seg != text and not seg.endswith(" " + text):
+                    return _NO
         else:
             end = _segment_end(instance, start)
             if isinstance(desc, str) and not _array_matches(instance[start:end].strip(), desc):
-                return None
+                return _NO
         segments[name] = instance[start:end].strip()
         pos = end + 1
         while pos < n and instance[pos] == " ":
             pos += 1
-    return segments if len(segments) == len(params) else None
+    return segments if len(segments) == len(params) else _NO
 
 
 _MISSING = object()
+_NO = object()
 
 
 def select_segments(instances, params, texts=None):
@@ -401,6 +408,8 @@ def select_segments(instances, params, texts=None):
     found = []
     for i, s in enumerate(instances):
         segments = _confirms(s, params, texts)
+        if segments is _NO:
+            continue
         if segments is None and _matches(split_instance(s), params, texts):
             segments = split_instance(s)
         if segments is not None:

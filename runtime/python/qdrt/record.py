@@ -197,7 +197,13 @@ def describe_field(v, depth=0):
     if any(offset):
         # (indices shift by it in Quadrants; qdbuild's fields start at 0)
         return {"unsupported": f"a qd.field with offset={tuple(offset)}"}
-    if not _dense_only(v):
+    try:
+        lay = fields.layout(v)  # (a layout is read only under dense SNodes up to the root)
+    except fields.NotStrided:
+        lay = None  # (not one strided array: built for a copy; the bridge refuses it, saying why)
+    except Exception:  # noqa: BLE001 - an SNode tree Quadrants cannot materialize yet
+        lay = None
+    if lay is None and not _dense_only(v):
         # (inactive cells read as 0 and deactivation is state: not an array)
         return {"unsupported": "a qd.field under a sparse SNode (pointer, bitmasked, dynamic)"}
     out = {"field": dtype, "shape": shape}
@@ -205,12 +211,6 @@ def describe_field(v, depth=0):
         out["element"] = [v.n] if v.ndim == 1 else [v.n, v.m]
     if _has_grad(v):
         out["grad"] = True
-    try:
-        lay = fields.layout(v)
-    except fields.NotStrided:
-        lay = None  # (not one strided array: built for a copy; the bridge refuses it, saying why)
-    except Exception:  # noqa: BLE001 - an SNode tree Quadrants cannot materialize yet
-        lay = None
     if lay is not None and not lay.contiguous:
         out["strides"] = list(lay.strides)  # its layout in Quadrants' memory (docs/record.md)
     return out
