@@ -63,17 +63,24 @@ def check_arguments(store, recorded):
             chosen = [instances.select(k.instances, inst["params"]) for inst in insts]
             if None in chosen or len(set(chosen)) != len(insts):
                 failures.append(f"{kid}: recorded calls select instances {chosen}")
-            # Its fast path (each segment compared where it starts) agrees with splitting the
-            # whole instance string, and confirms every recorded match by itself.
+            # Its fast path (each segment compared where it starts, reading stopped at the first
+            # that differs) agrees with splitting the whole instance string, and decides every
+            # recorded match and every recorded mismatch by itself.
             for inst, pick in zip(insts, chosen):
                 texts = instances._texts(inst["params"])
                 for j, s in enumerate(k.instances):
                     fast = instances._confirms(s, inst["params"], texts)
                     split = instances.split_instance(s)
                     slow = instances._matches(split, inst["params"], texts)
-                    if (fast is not None and (not slow or fast != {n: split[n] for n in fast})) \
-                            or (j == pick and fast is None):
-                        failures.append(f"{kid}: instance {j}: fast selection {fast is not None}"
+                    if fast is instances._NO:
+                        verdict, wrong = "no match", slow
+                    elif fast is None:
+                        verdict, wrong = "undecided", True
+                    else:
+                        verdict = "match"
+                        wrong = not slow or fast != {n: split[n] for n in fast}
+                    if wrong:
+                        failures.append(f"{kid}: instance {j}: fast selection {verdict}"
                                         f", split {slow}")
             ours = {a for i in range(len(k.instances)) for a in k.arguments(i) if "." in a}
             ours_total += len(ours)
