@@ -42,7 +42,7 @@
  * workers, always below num_rand_states; no two threads draw from one state at once (the runtime
  * runs tasks that carry QDRT_LAUNCH_RANDOM on at most num_rand_states threads, one such launch at a
  * time). The states are the runtime's own (seeded as Quadrants seeds random_seed 0) or, through
- * qdrt_store_bind_random_states, Quadrants' own, so compiled kernels continue its sequence.
+ * qdrt_bind_random_states, Quadrants' own, so compiled kernels continue its sequence.
  * Printing (ctx->print, ABI 2): a printf-compatible function the runtime provides; `print(...)` in
  * a kernel calls it once per statement with the whole line (one format, the values promoted as C
  * varargs are: f32 as double, narrow integers and u1 as int, i64/u64 as long long), as Quadrants'

@@ -1,5 +1,5 @@
 // Kernel analysis over a source tree: the one entry point `qdbuild check`, `qdbuild explain` and
-// (later) `qdbuild build` share. Parses every file in parallel, builds the module model,
+// `qdbuild build` share. Parses every file in parallel, builds the module model,
 // evaluates module constants, resolves every def's body, then analyzes each kernel in parallel:
 // signature, reachable funcs, purity (for kernels marked fastcache=True / pure=True / @qd.pure),
 // and kernel keys for each configured instance.
