@@ -47,6 +47,11 @@ void Run::fail(Work& w, std::vector<std::string> messages) {
 void Run::plan() {
   Timer t(m_metrics, "plan");
   sema::Analysis& a = *m_a;
+  // In a build driven by recorded runs, a kernel that no record names and that has no other
+  // instance is counted, not warned about: an app records the kernels it calls, and a library
+  // such as Genesis has hundreds it never calls (one summary line after the plan).
+  bool by_records = !m_o.instance_files.empty() || !a.config.instances_from.empty();
+  std::vector<std::string> unrecorded;
   for (size_t k = 0; k < a.kernels.size(); ++k) {
     const sema::KernelReport& kr = a.kernels[k];
     const sema::DefInfo& def = a.program->defs[kr.def];
@@ -64,6 +69,15 @@ void Run::plan() {
     for (size_t i = 0; i < kr.instances.size(); ++i) {
       const sema::InstanceKey& inst = kr.instances[i];
       if (!inst.unbound.empty()) {
+        if (by_records && a.config.instances.count(kr.id) == 0) {
+          unrecorded.push_back(kr.id);
+          if (m_o.explain) {
+            m_status.info("qdbuild explain: kernel '" + kr.id +
+                          "': no instance (no record names it; " + join(inst.unbound, ", ") +
+                          (inst.unbound.size() == 1 ? " has" : " have") + " no value)");
+          }
+          continue;
+        }
         sema::SemaDiagnostic d;
         d.d.severity = Severity::Warning;
         d.d.code = "QD301";
@@ -130,6 +144,12 @@ void Run::plan() {
     if (buildable == 0) {
       m_r.skipped.push_back(kr.id);
     }
+  }
+  if (!unrecorded.empty()) {
+    size_t n = std::set<std::string>(unrecorded.begin(), unrecorded.end()).size();
+    m_status.info("qdbuild: " + std::to_string(n) +
+                  (n == 1 ? " kernel has no instance: not built (-d explain lists it)"
+                          : " kernels have no instance: not built (-d explain lists them)"));
   }
 }
 

@@ -218,6 +218,23 @@ def failures_and_warnings(qd, tmp):
     rc, out, err = run(qd, "build", "src", "--store", "st", cwd=w)
     check("failed build is not a no-op", rc == 1 and "FAILED: bad:broken" in out, out)
 
+    # A build driven by a recorded run: a kernel no record names and that has no other instance
+    # is one summary line, not a warning (an app records what it calls; a library has hundreds
+    # of kernels it never calls); -d explain lists it; a recorded kernel is built as recorded.
+    r = w / "run.qdrecord.json"
+    write(r, json.dumps({"format": "qdrt-record 1", "config": {}, "kernels": {"saxpy:scale": [
+        {"params": {"x": "ndarray(f32, 1)"}}]}}))
+    rc, out, err = run(qd, "build", "src/saxpy.py", "src/bad.py", "--root", "src",
+                       "--instances", str(r), "--store", "st_rec", "-d", "explain", cwd=w)
+    check("records: exit 1 (the broken kernel still fails)", rc == 1, f"exit {rc} {out} {err}")
+    check("records: no QD301 for the unrecorded template kernel", "QD301" not in out + err, out)
+    check("records: the summary line",
+          "qdbuild: 1 kernel has no instance: not built (-d explain lists it)\n" in out, out)
+    check("records: -d explain lists it",
+          "qdbuild explain: kernel 'bad:templated': no instance (no record names it; x, n have "
+          "no value)" in out, out)
+    check("records: a failing kernel still fails in full", "FAILED: bad:broken\n" in out, out)
+
     # Instances from the config make the template kernel buildable.
     write(w / "qdbuild.toml", '[instances."bad:templated"]\nn = 4\nx = { dtype = "f32", ndim = 1 }\n')
     write(w / "src" / "bad.py", BAD.replace("not_defined_anywhere", "x[i]"))
