@@ -131,6 +131,7 @@ const std::vector<Command>& commands() {
       {"dump-ast",
        "print a file's AST exactly as Python 3.12's ast.dump(..., include_attributes=True)",
        cmd_dump_ast},
+      {"record", "run an app's command line, recording the kernel instances it calls", cmd_record},
       {"build", "build every kernel under files and directories into a store", cmd_build},
       {"store", "manage an artifact store: stats, verify, gc, ls, pack, inspect", cmd_store},
       {"help", "list the commands, or describe one (qdbuild help COMMAND)", cmd_help},

@@ -12,6 +12,10 @@
     in it give the same bytes); -o without --append replaces;
   * 2,000 calls of a kernel record one instance (later calls are not recorded again), and the
     per-call time with and without recording is printed (not asserted);
+  * `qdbuild record -o R' -- PYTHON app/main.py --variant 1` with no binding on PYTHONPATH (qdbuild
+    adds its own): R' is what `python -m qdrt.record` writes for that run; --append merges; the
+    command's failure is qdbuild's exit status; a command that records nothing is exit 1, one
+    that cannot be found 127;
   * qdbuild check with R: no errors, the one warning Quadrants also gives (QD102 for the float
     global EPS, Quadrants' PURE.VIOLATION warning); every instance explain shows comes from R;
     qdbuild's fastcache verdicts are Quadrants'; build skips no recorded kernel.
@@ -179,6 +183,43 @@ def test_qdbuild(qdbuild, r, tmp):
                   f"{kid}: recorded calls select {chosen} of {built}")
 
 
+def test_record_command(qdbuild, python, tmp):
+    def qrecord(*args):
+        e = env()
+        e["PYTHONPATH"] = HERE  # the app's package only: qdbuild adds the binding itself
+        return subprocess.run([qdbuild, "record", *args], cwd=HERE, env=e, capture_output=True,
+                              text=True)
+
+    want = os.path.join(tmp, "cmd_want.json")
+    record(python, want, 1)
+    got = os.path.join(tmp, "cmd_got.json")
+    with open(got, "w") as f:
+        f.write("stale")  # replaced without --append
+    p = qrecord("-o", got, "--", python, "app/main.py", "--variant", "1", "--calls", "1")
+    n = len(json.loads(read(want))["kernels"]) if os.path.exists(want) else -1
+    check(p.returncode == 0 and f"holds {n} kernels" in p.stdout,
+          f"qdbuild record: exit {p.returncode}, {p.stdout!r} {p.stderr[-2000:]}")
+    check(os.path.exists(got) and os.path.exists(want) and read(got) == read(want),
+          "qdbuild record writes what python -m qdrt.record writes")
+    p = qrecord("-o", got, "--append", "--", python, "app/main.py", "--variant", "2")
+    check(p.returncode == 0 and read(got) == read(EXPECTED),
+          f"qdbuild record --append merges the run (the two variants are the expected record): "
+          f"exit {p.returncode} {p.stderr[-2000:]}")
+    p = qrecord("-o", os.path.join(tmp, "none.json"), "--", python, "-c", "import sys; sys.exit(7)")
+    check(p.returncode == 7 and "exited with status 7" in p.stderr,
+          f"a failing command: exit {p.returncode} {p.stderr!r}")
+    p = qrecord("-o", os.path.join(tmp, "none.json"), "--", python, "-c", "pass")
+    check(p.returncode == 1 and "recorded nothing" in p.stderr and
+          not os.path.exists(os.path.join(tmp, "none.json")),
+          f"a command that calls no kernel: exit {p.returncode} {p.stderr!r}")
+    p = qrecord("-o", os.path.join(tmp, "none.json"), "--", "no-such-command-qd")
+    check(p.returncode == 127 and "cannot run 'no-such-command-qd'" in p.stderr,
+          f"a command that does not exist: exit {p.returncode} {p.stderr!r}")
+    p = qrecord("-o", os.path.join(tmp, "none.json"))
+    check(p.returncode == 2 and "give the command after --" in p.stderr,
+          f"no command: exit {p.returncode} {p.stderr!r}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--qdbuild", default=os.path.join(ROOT, "build", "bin", "qdbuild"))
@@ -191,6 +232,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         r = test_recording(opts.python, tmp)
         test_calls(opts.python, tmp)
+        test_record_command(os.path.abspath(opts.qdbuild), opts.python, tmp)
         if r is not None:
             test_qdbuild(os.path.abspath(opts.qdbuild), r, tmp)
     if failures:
