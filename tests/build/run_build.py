@@ -14,17 +14,16 @@ Usage: run_build.py [--qdbuild PATH] [--qdrt-lib PATH]      Exit: 0 all pass; 1 
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 import qdtest  # noqa: E402
 
-failures = []
+CHECKS = qdtest.Checks("build")
+check = CHECKS.named
 
 NDARRAY = qdtest.NDARRAY_F32
 NDARRAY_I32 = "qd.types.ndarray(dtype=qd.i32, ndim=1)"
@@ -66,12 +65,6 @@ def templated(x: qd.types.ndarray(), n: qd.template()):
     for i in range(x.shape[0]):
         x[i] = n
 """
-
-
-def check(name, cond, detail=""):
-    if not cond:
-        failures.append(f"{name}: {detail}")
-    return cond
 
 
 def run(qd, *args, cwd, env=None):
@@ -573,21 +566,14 @@ def main():
     a = ap.parse_args()
     qd = qdtest.require_qdbuild(Path(a.qdbuild).resolve())
     QDRT_LIB = str(Path(a.qdrt_lib).resolve())
-    tmp = Path(tempfile.mkdtemp(prefix="qd-build-"))
-    try:
+    with CHECKS.workdir("qd-build-") as tmp:
         incremental(qd, tmp)
         failures_and_warnings(qd, tmp)
         usage(qd, tmp)
         compiler_changed(qd, tmp)
         index_names_other_module(qd, tmp)
         project(qd, tmp)
-    finally:
-        if not failures:
-            shutil.rmtree(tmp, ignore_errors=True)
-    for f in failures:
-        print("FAIL " + f)
-    print(f"build: {'all passed' if not failures else f'{len(failures)} failures (files in {tmp})'}")
-    return 1 if failures else 0
+    return CHECKS.finish()
 
 
 if __name__ == "__main__":

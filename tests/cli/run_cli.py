@@ -6,22 +6,15 @@ Usage: run_cli.py [--qdbuild PATH]      Exit: 0 all pass; 1 any failure.
 import argparse
 import json
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 import qdtest  # noqa: E402
 
-failures = []
-
-
-def check(name, cond, detail=""):
-    if not cond:
-        failures.append(f"{name}: {detail}")
-    return cond
+CHECKS = qdtest.Checks("cli")
+check = CHECKS.named
 
 
 def run(qdbuild, *args, cwd):
@@ -34,16 +27,9 @@ def main():
     ap.add_argument("--qdbuild", default=str(qdtest.DEFAULT_QDBUILD))
     a = ap.parse_args()
     qd = qdtest.require_qdbuild(Path(a.qdbuild).resolve())
-    tmp = Path(tempfile.mkdtemp(prefix="qd-cli-"))
-    try:
+    with CHECKS.workdir("qd-cli-") as tmp:
         cases(qd, tmp)
-    finally:
-        if not failures:
-            shutil.rmtree(tmp, ignore_errors=True)
-    for f in failures:
-        print("FAIL " + f)
-    print(f"cli: {'all passed' if not failures else f'{len(failures)} failures (files in {tmp})'}")
-    return 1 if failures else 0
+    return CHECKS.finish()
 
 
 def cases(qd, tmp):

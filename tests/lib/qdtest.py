@@ -1,8 +1,11 @@
 """Helpers shared by the Python test scripts under tests/ and scripts/bench/ (stdlib only)."""
+import contextlib
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -34,6 +37,61 @@ def five(x: {NDARRAY_F32}, y: {NDARRAY_F32}):
 
 # `path:line:col: error: message [QDnnn]` (the first such line is the primary diagnostic)
 ERROR_LINE = re.compile(rb"^(?P<path>.*?):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.*)$", re.M)
+
+
+class Checks:
+    """The checks of one test script, the runner every script under tests/ uses: a failing check
+    is printed at once and kept, `workdir()` gives a temporary directory that is removed when
+    every check passed and kept (and named in the closing line) otherwise, and `finish()` prints
+    the closing line (`NAME: all passed` or `NAME: N failure(s)`) and returns the exit status.
+
+        CHECKS = qdtest.Checks("scan")
+        check = CHECKS.check          # check(cond, what)       -> cond
+        named = CHECKS.named          # named(name, cond, detail) -> cond
+        ...
+        with CHECKS.workdir("qd-scan-") as tmp:
+            ...
+        return CHECKS.finish()
+
+    echo_passes: also print each passing check (`ok   what`), for scripts whose steps take long
+    enough that progress matters (the watch test)."""
+
+    def __init__(self, name, echo_passes=False):
+        self.name = name
+        self.failures = []
+        self.echo_passes = echo_passes
+        self.kept = None
+
+    def check(self, cond, what):
+        if not cond:
+            self.failures.append(what)
+            print(f"FAIL: {what}", flush=True)
+        elif self.echo_passes:
+            print(f"ok   {what}", flush=True)
+        return cond
+
+    def named(self, name, cond, detail=""):
+        """A check named `name`, whose failure reads `name: detail`."""
+        return self.check(cond, f"{name}: {detail}" if not cond and detail else name)
+
+    @contextlib.contextmanager
+    def workdir(self, prefix):
+        tmp = Path(tempfile.mkdtemp(prefix=prefix))
+        try:
+            yield tmp
+        finally:
+            if self.failures:
+                self.kept = tmp
+            else:
+                shutil.rmtree(tmp, ignore_errors=True)
+
+    def finish(self):
+        if not self.failures:
+            print(f"{self.name}: all passed")
+            return 0
+        where = f" (files in {self.kept})" if self.kept is not None else ""
+        print(f"{self.name}: {len(self.failures)} failure(s){where}")
+        return 1
 
 
 def require_python312(what):

@@ -32,16 +32,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 APP = os.path.join(HERE, "fields_app")
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+import qdtest  # noqa: E402
 import skip_policy  # noqa: E402
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print(f"FAIL: {what}")
-    return cond
+CHECKS = qdtest.Checks("fields through the bridge")
+check = CHECKS.check
 
 
 def run(python, args, **extra):
@@ -168,11 +163,7 @@ def main():
 
         # 5. libqdrt's own check of a field argument's layout (the C API via the binding).
         check_libqdrt(opts.python, store)
-    if failures:
-        print(f"{len(failures)} failure(s)")
-        return 1
-    print("fields through the bridge: all checks passed")
-    return 0
+    return CHECKS.finish()
 
 
 LIBQDRT_CHECK = r'''

@@ -31,16 +31,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 APP = os.path.join(HERE, "random_app")
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+import qdtest  # noqa: E402
 import skip_policy  # noqa: E402
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print(f"FAIL: {what}")
-    return cond
+CHECKS = qdtest.Checks("qd.random through the bridge")
+check = CHECKS.check
 
 
 def run(python, args, **extra):
@@ -121,11 +116,7 @@ def main():
         served(py, store, tmp, two, run(py, ["main.py", *two]), "two threads, the walk alone")
         served(py, store, tmp, ["--threads", "2"], run(py, ["main.py", "--threads", "2"]),
                "two threads, every kernel (not compared)", kernels=[])
-    if failures:
-        print(f"{len(failures)} failure(s)")
-        return 1
-    print("qd.random through the bridge: all checks passed")
-    return 0
+    return CHECKS.finish()
 
 
 if __name__ == "__main__":

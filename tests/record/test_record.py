@@ -34,17 +34,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+import qdtest  # noqa: E402
 import skip_policy  # noqa: E402
 
 EXPECTED = os.path.join(HERE, "expected.qdrecord.json")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print(f"FAIL: {what}")
-    return cond
+CHECKS = qdtest.Checks("record tests")
+check = CHECKS.check
 
 
 def env(**extra):
@@ -235,11 +230,7 @@ def main():
         test_record_command(os.path.abspath(opts.qdbuild), opts.python, tmp)
         if r is not None:
             test_qdbuild(os.path.abspath(opts.qdbuild), r, tmp)
-    if failures:
-        print(f"{len(failures)} failure(s)")
-        return 1
-    print("record tests passed")
-    return 0
+    return CHECKS.finish()
 
 
 if __name__ == "__main__":

@@ -24,13 +24,11 @@ HERE = Path(__file__).resolve().parent
 EXPECTED = HERE / "expected.json"
 ERROR_FIELDS = ("file", "line", "col", "severity", "code", "kernel", "message")
 
-failures = []
+sys.path.insert(0, str(HERE.parent / "lib"))
+import qdtest  # noqa: E402
 
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print(f"FAIL: {what}")
+CHECKS = qdtest.Checks("scan tests")
+check = CHECKS.check
 
 
 def run(qdbuild, *args):
@@ -114,11 +112,7 @@ def main():
     rc, _, err = run(qdbuild)
     check(rc == 2, f"scan without PATH: exit {rc}, expected 2")
 
-    if failures:
-        print(f"\nscan tests: {len(failures)} failed")
-        return 1
-    print("scan tests: all passed")
-    return 0
+    return CHECKS.finish()
 
 
 if __name__ == "__main__":

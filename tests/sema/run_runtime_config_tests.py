@@ -26,14 +26,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 TREE = HERE / "runtime_config"
-failures = []
+sys.path.insert(0, str(HERE.parent / "lib"))
+import qdtest  # noqa: E402
 
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print(f"FAIL: {what}")
-    return cond
+CHECKS = qdtest.Checks("runtime configuration tests")
+check = CHECKS.check
 
 
 def run(qdbuild, *args, cwd=TREE):
@@ -274,11 +271,7 @@ def main():
         test_merge(qdbuild, tmp)
         test_bad_records(qdbuild, tmp)
         test_build_stamps_record(qdbuild, tmp)
-    if failures:
-        print(f"{len(failures)} failure(s)")
-        return 1
-    print("runtime configuration tests passed")
-    return 0
+    return CHECKS.finish()
 
 
 if __name__ == "__main__":

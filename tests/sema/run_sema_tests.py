@@ -31,14 +31,8 @@ import qdtest  # noqa: E402
 SNAP = HERE / "snapshots"
 UPDATE = os.environ.get("QD_UPDATE_SNAPSHOTS") == "1"
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print(f"FAIL: {what}")
-    return cond
+CHECKS = qdtest.Checks("sema tests")
+check = CHECKS.check
 
 
 def run(qdbuild, *args, cwd=HERE):
@@ -209,11 +203,7 @@ def main():
         test_realworld(qdbuild)
     test_explain(qdbuild, only)
     test_keys(qdbuild, only)
-    if failures:
-        print(f"{len(failures)} failure(s)")
-        return 1
-    print("sema tests passed")
-    return 0
+    return CHECKS.finish()
 
 
 if __name__ == "__main__":

@@ -15,11 +15,9 @@ import array
 import json
 import os
 import queue
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -29,7 +27,8 @@ sys.path.insert(0, str(ROOT / "tests" / "lib"))
 sys.path.insert(0, str(ROOT / "runtime" / "python"))
 import qdtest  # noqa: E402
 
-failures = []
+CHECKS = qdtest.Checks("watch", echo_passes=True)
+check = CHECKS.named
 ND = qdtest.NDARRAY_F32
 ADD = f"""import quadrants as qd
 
@@ -39,13 +38,6 @@ def add(x: {ND}):
     for i in range(x.shape[0]):
         x[i] = x[i] + 1.0
 """
-
-
-def check(name, cond, detail=""):
-    if not cond:
-        failures.append(f"{name}: {detail}")
-    print(("ok   " if cond else "FAIL ") + name, flush=True)
-    return cond
 
 
 class Watcher:
@@ -395,21 +387,14 @@ def main():
     a = ap.parse_args()
     qd = qdtest.require_qdbuild(Path(a.qdbuild).resolve())
     os.environ["QDRT_LIBRARY"] = a.qdrt_lib
-    tmp = Path(tempfile.mkdtemp(prefix="qd-watch-"))
-    try:
+    with CHECKS.workdir("qd-watch-") as tmp:
         watch_suite(qd, tmp)
         limit_suite(qd, tmp)
         hot_reload_suite(qd, tmp)
         record_suite(qd, tmp)
         two_watchers_suite(qd, tmp)
         project_suite(qd, tmp)
-    finally:
-        if not failures:
-            shutil.rmtree(tmp, ignore_errors=True)
-    for f in failures:
-        print("FAIL " + f)
-    print(f"watch: {'all passed' if not failures else f'{len(failures)} failures (files in {tmp})'}")
-    return 1 if failures else 0
+    return CHECKS.finish()
 
 
 if __name__ == "__main__":
