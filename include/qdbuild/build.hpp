@@ -50,7 +50,11 @@ struct ResolvedBuild {
   // Never walked nor watched, besides the store: the build directory (build/ in the project's
   // directory, else in the working directory).
   std::vector<std::string> exclude;
-  BuildOptions options;  // the input, paths/store/targets filled in
+  // No PATH and no project, but records (--instances) that name their modules' files: the paths
+  // are those files, options.root their roots, and the build loads what they import from the
+  // roots (docs/build.md "Sources from the records").
+  bool sources_from_records = false;
+  BuildOptions options;  // the input, paths/store/targets filled in (and root, from records)
 };
 ResolvedBuild resolve(const BuildOptions& options);
 

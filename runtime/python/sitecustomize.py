@@ -1,40 +1,13 @@
-"""Startup hook of the qdrt binding (Python imports `sitecustomize` at start-up when this
-directory is on PYTHONPATH, as coverage.py does for subprocesses). It switches on what the
-environment asks for, in an unchanged app (docs/record.md):
-
-  QDRT_RECORD=FILE   record every kernel instance the app calls into FILE (qdrt.record)
-  QDRT_STORE=PATH    run the app's kernel calls from the qdbuild store PATH (qdrt.bridge);
-                     QDRT_STORE_STATS=FILE writes what was served and what fell back
+"""Startup hook of the qdrt binding for a checkout or a `cmake --install` prefix (Python imports
+`sitecustomize` at start-up when this directory is on PYTHONPATH, as coverage.py does for
+subprocesses). It runs qdrt._startup, which switches on what QDRT_RECORD and QDRT_STORE ask for
+(docs/record.md); the qdrt wheel does the same from a .pth file, with no PYTHONPATH.
 
 Then it runs the next `sitecustomize` on sys.path, if the environment has one of its own."""
 
 import importlib.util
 import os
 import sys
-
-
-def _start():
-    path = os.environ.get("QDRT_RECORD")
-    if path:
-        try:
-            from qdrt import record
-
-            record.install(path)
-        except Exception as e:  # noqa: BLE001 - the app runs either way
-            print(f"qdrt: QDRT_RECORD is set but recording could not start: {e}",
-                  file=sys.stderr)
-
-
-def _start_bridge():
-    path = os.environ.get("QDRT_STORE")
-    if path:
-        try:
-            from qdrt import bridge
-
-            bridge.install(path, os.environ.get("QDRT_STORE_STATS") or None)
-        except Exception as e:  # noqa: BLE001 - the app runs either way (on Quadrants)
-            print(f"qdrt: QDRT_STORE is set but the bridge could not start: {e}",
-                  file=sys.stderr)
 
 
 def _chain():
@@ -50,6 +23,6 @@ def _chain():
             return
 
 
-_start()
-_start_bridge()
+if os.environ.get("QDRT_RECORD") or os.environ.get("QDRT_STORE"):
+    import qdrt._startup  # noqa: F401 - runs on import, once per process
 _chain()

@@ -160,6 +160,7 @@ qd::build::BuildOptions internal_options(const ResolvedBuild& r, const std::stri
   o.stats = r.options.stats;
   o.dump_ir = r.options.dump_ir;
   o.root = r.options.root;
+  o.follow_imports = r.sources_from_records;
   o.instance_files = r.options.instance_files;
   o.exclude = r.exclude;
   return o;

@@ -1,6 +1,7 @@
 #include "backend/linker.hpp"
 
 #include "backend/diagnostic_capture.hpp"
+#include "support/self_object.hpp"
 
 #include <cerrno>
 #include <csignal>
@@ -122,6 +123,21 @@ void add_lld_messages(const std::string& text, std::vector<Diagnostic>& diags) {
 
 }  // namespace
 
+const std::string& builtins_archive() {
+  static const std::string path = [] {
+    std::string self = support::self_object_path();
+    if (!self.empty()) {
+      fs::path bundled = fs::path(self).parent_path() / k_bundled_builtins;
+      std::error_code ec;
+      if (fs::is_regular_file(bundled, ec)) {
+        return bundled.string();
+      }
+    }
+    return std::string(k_builtins_archive);
+  }();
+  return path;
+}
+
 std::vector<std::string> lld_arguments(const std::vector<std::string>& objects,
                                        const std::string& output) {
   std::vector<std::string> args = {
@@ -139,7 +155,7 @@ std::vector<std::string> lld_arguments(const std::vector<std::string>& objects,
       output,
   };
   args.insert(args.end(), objects.begin(), objects.end());
-  args.insert(args.end(), {"--as-needed", k_libm, k_libc, k_builtins_archive});
+  args.insert(args.end(), {"--as-needed", k_libm, k_libc, builtins_archive()});
   return args;
 }
 
@@ -152,10 +168,10 @@ std::optional<std::string> link_shared_object(const std::vector<std::string>& ob
   if (objects.empty()) {
     return fail("no objects to link");
   }
-  for (const char* path : {k_builtins_archive, k_libc, k_libm}) {
+  for (const std::string& path : {builtins_archive(), std::string(k_libc), std::string(k_libm)}) {
     std::error_code ec;
     if (!fs::exists(path, ec)) {
-      return fail(std::string("missing ") + path + " (install the LLVM 19 packages)");
+      return fail("missing " + path + " (install the LLVM 19 packages)");
     }
   }
 

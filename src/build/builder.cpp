@@ -93,6 +93,12 @@ bool Run::try_noop(const std::string* log_text) {
     return false;
   }
   std::string why;
+  if (m_o.follow_imports) {
+    if (m_o.explain) {
+      m_status.info("qdbuild explain: the sources come from the records: analysing them again");
+    }
+    return false;
+  }
   store::LocalStore probe(m_o.store_dir);
   if (stamp_up_to_date(*logged, m_o.paths, probe.index_path(), why, record_files(),
                        excluded_dirs(m_o))) {
@@ -151,6 +157,7 @@ BuildResult Run::run(bool check_noop) {
     ao.keys = true;
     ao.parse_cache = &m_s.parse_cache;
     ao.root = m_o.root;
+    ao.follow_imports = m_o.follow_imports;
     ao.instance_files = m_o.instance_files;
     ao.exclude = excluded_dirs(m_o);
     m_s.analysis = std::make_unique<sema::Analysis>(sema::analyze(m_o.paths, ao));

@@ -37,6 +37,10 @@ struct BuildOptions {
   bool dump_ir = false;                     // --dump-ir
   std::string root;                         // --root: the source root module names are relative to
   std::vector<std::string> instance_files;  // --instances: recorded runs (docs/record.md)
+  // The paths are a record's module files: load what they import from the roots
+  // (sema::AnalysisOptions::follow_imports). Such a build analyses every time: its no-op stamp
+  // would not cover the files it followed.
+  bool follow_imports = false;
   // Directories the source walk and the watcher leave out (sema::SourceFilter) besides the
   // store, which is always left out: the project's build directory.
   std::vector<std::string> exclude;

@@ -5,10 +5,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
 #include "sema/instance_record.hpp"
+#include "sema/parse_cache.hpp"
+#include "sema/source_tree.hpp"
 #include "sema/purity.hpp"
 #include "sema/runtime_globals.hpp"
 #include "support/thread_pool.hpp"
@@ -561,12 +564,94 @@ std::vector<std::string> record_files(const std::vector<std::string>& paths,
   return out;
 }
 
+// The top-level package of a dotted module name ("genesis.engine.x" -> "genesis").
+static std::string_view top_package(std::string_view module) {
+  return module.substr(0, module.find('.'));
+}
+
+// A build from a record's sources names only the files of the recorded kernels; what they import
+// is loaded from the roots, round by round, until nothing new is imported. Followed: modules of
+// the same top-level packages as the given files, and anything under the root of a given
+// top-level module (a script and its siblings). Never Quadrants itself (`quadrants.*`: qdbuild
+// knows the language; its recorded kernel files are given as files), nor what no root holds.
+static std::unique_ptr<Program> build_following_imports(SourceTree& tree, const AnalysisOptions& options,
+                                                 ParseCache* cache) {
+  std::vector<std::string> roots = split_roots(options.root);
+  std::set<std::string, std::less<>> tops;
+  std::vector<std::string> script_roots;
+  for (const SourceEntry& e : tree.files) {
+    tops.insert(std::string(top_package(e.module)));
+    if (e.module.find('.') == std::string::npos) {
+      std::string rel = e.relative;
+      std::string root = e.path.size() > rel.size() ? e.path.substr(0, e.path.size() - rel.size())
+                                                    : std::string(".");
+      script_roots.push_back(root.empty() ? "/" : root);
+    }
+  }
+  tops.erase("quadrants");
+  std::set<std::string, std::less<>> have;
+  for (const SourceEntry& e : tree.files) {
+    have.insert(e.module);
+  }
+  while (true) {
+    std::unique_ptr<Program> program = build_program(tree, options.jobs, true, cache);
+    std::set<std::string, std::less<>> wanted;
+    auto want = [&](const std::string& name) {
+      for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1)) {
+        wanted.insert(name.substr(0, dot));
+      }
+      wanted.insert(name);
+    };
+    for (const ModuleInfo& m : program->modules) {
+      for (const auto& [name, bindings] : m.bindings) {
+        for (const Binding& b : bindings) {
+          if (b.kind == Binding::Kind::module_import) {
+            want(b.target);
+          } else if (b.kind == Binding::Kind::from_import) {
+            want(b.target);
+            wanted.insert(b.target + "." + b.attr);  // `from pkg import submodule`
+          }
+        }
+      }
+      for (const std::string& star : m.star_imports) {
+        want(star);
+      }
+    }
+    size_t before = tree.files.size();
+    for (const std::string& name : wanted) {
+      if (name.empty() || have.contains(name) || top_package(name) == "quadrants") {
+        continue;
+      }
+      have.insert(name);
+      std::optional<SourceEntry> found;
+      if (tops.contains(top_package(name))) {
+        found = find_module_file(name, roots);
+      }
+      if (!found) {
+        found = find_module_file(name, script_roots);
+      }
+      if (found) {
+        tree.files.push_back(std::move(*found));
+      }
+    }
+    if (tree.files.size() == before) {
+      return program;
+    }
+  }
+}
+
 Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& options) {
   Analysis a;
   PhaseTimer timer;
   SourceTree tree = find_sources(paths, options.root, options.exclude);
   a.tool_errors = tree.errors;
-  a.program = build_program(tree, options.jobs, !options.parse_only, options.parse_cache);
+  if (options.follow_imports && !options.parse_only) {
+    ParseCache local;
+    a.program = build_following_imports(
+        tree, options, options.parse_cache != nullptr ? options.parse_cache : &local);
+  } else {
+    a.program = build_program(tree, options.jobs, !options.parse_only, options.parse_cache);
+  }
   timer.mark("parse+collect");
   Program& p = *a.program;
   if (!options.root.empty()) {

@@ -62,7 +62,10 @@ struct AnalysisOptions {
   bool print_non_pure = false;  // QD115 notes
   bool keys = true;             // kernel keys (re-lexes every reached def; explain and build)
   std::string config_dir;       // where to look for the config ("" = the first path's root)
-  std::string root;             // --root: the source root module names are relative to
+  std::string root;             // --root: the source root(s) module names are relative to
+  // Load the modules the sources import that are under a root but not among them (a build from
+  // a record's sources: analysis.cpp follow_imports()).
+  bool follow_imports = false;
   std::vector<std::string> instance_files;  // --instances: recorded runs (docs/record.md)
   std::vector<std::string> exclude;         // directories the walk leaves out (sema::SourceFilter)
   // Reuse the parses of unchanged files between analyses (`qdbuild build --watch`).

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -575,6 +576,48 @@ bool read_record(const std::string& path, BuildConfig& config, std::vector<Confi
     return false;
   }
   return read_record_text(text, path, config, errors);
+}
+
+bool read_record_modules(const std::string& path, std::vector<RecordedModule>& out,
+                         std::string& error) {
+  std::string text;
+  if (!support::read_file(path, text, error)) {
+    error = "cannot read '" + path + "': " + error;
+    return false;
+  }
+  json doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("format") ||
+      doc.at("format") != "qdrt-record 1") {
+    error = "'" + path + "' is not an instance record";
+    return false;
+  }
+  if (!doc.contains("modules")) {
+    return true;
+  }
+  if (!doc.at("modules").is_object()) {
+    error = "'" + path + "': \"modules\" is not an object";
+    return false;
+  }
+  for (const auto& [module, entry] : doc.at("modules").items()) {
+    auto field = [&](const char* name) -> std::string {
+      return entry.is_object() && entry.contains(name) && entry.at(name).is_string()
+                 ? entry.at(name).get<std::string>()
+                 : std::string();
+    };
+    RecordedModule m{module, field("file"), field("root")};
+    std::string rel = module;
+    std::replace(rel.begin(), rel.end(), '.', '/');
+    bool placed = !module.empty() && m.root.starts_with('/') && m.file.starts_with('/') &&
+                  (m.file == (m.root == "/" ? "" : m.root) + "/" + rel + ".py" ||
+                   m.file == (m.root == "/" ? "" : m.root) + "/" + rel + "/__init__.py");
+    if (!placed) {
+      error = "'" + path + "': modules['" + module +
+              "'] is not an absolute file under an absolute root as the module's name places it";
+      return false;
+    }
+    out.push_back(std::move(m));
+  }
+  return true;
 }
 
 bool read_record_text(const std::string& text, const std::string& path, BuildConfig& config,

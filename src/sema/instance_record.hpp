@@ -35,6 +35,21 @@ bool read_record(const std::string& path, BuildConfig& config, std::vector<Confi
 bool read_record_text(const std::string& text, const std::string& path, BuildConfig& config,
                       std::vector<ConfigError>& errors);
 
+// A record's "modules" table (docs/record.md "Sources"): for each module holding a recorded
+// kernel, the file it was loaded from and the directory its import name is relative to, so a
+// build needs no PATH: {"app.kernels": {"file": "/w/app/kernels.py", "root": "/w"}}.
+struct RecordedModule {
+  std::string module;
+  std::string file;  // absolute
+  std::string root;  // absolute; file is root/<module as a path>.py or .../__init__.py
+};
+
+// Appends the "modules" table of the record at `path` to `out` (a record without one adds
+// nothing). False, with `error` saying why, when the file cannot be read or is not a record, or
+// an entry is not an absolute file that its module's name places under its root.
+bool read_record_modules(const std::string& path, std::vector<RecordedModule>& out,
+                         std::string& error);
+
 // The ConfigValue of one recorded parameter description (exposed for tests). `ok` is false
 // (and `why` says so) when the description is not understood; `omit` when it adds nothing.
 struct RecordedParam {

@@ -206,15 +206,66 @@ std::string module_name(const std::string& relative) {
   return m;
 }
 
-SourceTree find_sources(const std::vector<std::string>& arguments, const std::string& root,
+std::vector<std::string> split_roots(const std::string& root) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= root.size()) {
+    size_t colon = root.find(':', start);
+    std::string part = root.substr(start, colon == std::string::npos ? std::string::npos
+                                                                     : colon - start);
+    if (!part.empty()) {
+      out.push_back(part);
+    }
+    if (colon == std::string::npos) {
+      break;
+    }
+    start = colon + 1;
+  }
+  return out;
+}
+
+std::optional<SourceEntry> find_module_file(const std::string& name,
+                                            const std::vector<std::string>& roots) {
+  if (name.empty()) {
+    return std::nullopt;
+  }
+  std::string rel = name;
+  std::replace(rel.begin(), rel.end(), '.', '/');
+  for (const std::string& root : roots) {
+    for (const std::string& candidate : {rel + ".py", rel + "/__init__.py"}) {
+      std::error_code ec;
+      std::string path = join(root, candidate);
+      if (fs::is_regular_file(path, ec)) {
+        SourceEntry e;
+        e.path = path;
+        e.relative = candidate;
+        e.module = name;
+        return e;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+SourceTree find_sources(const std::vector<std::string>& arguments, const std::string& root_list,
                         const std::vector<std::string>& excluded) {
   SourceTree out;
   SourceFilter filter(excluded);
+  std::vector<std::string> roots = split_roots(root_list);
   for (size_t i = 0; i < arguments.size(); ++i) {
     const std::string& arg = arguments[i];
-    if (!root.empty() && under_root(arg, root).empty() &&
-        fs::absolute(arg).lexically_normal() != fs::absolute(root).lexically_normal()) {
-      out.errors.push_back("'" + arg + "' is not under the source root '" + root + "' (--root)");
+    // The deepest root the argument is in (several roots: the record's, or --root A:B).
+    std::string root;
+    for (const std::string& r : roots) {
+      bool inside = !under_root(arg, r).empty() ||
+                    fs::absolute(arg).lexically_normal() == fs::absolute(r).lexically_normal();
+      if (inside && absolute_normal(r).size() > absolute_normal(root).size()) {
+        root = r;
+      }
+    }
+    if (!roots.empty() && root.empty()) {
+      out.errors.push_back("'" + arg + "' is not under the source root '" + root_list +
+                           "' (--root)");
       continue;
     }
     std::error_code ec;

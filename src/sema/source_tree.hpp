@@ -53,11 +53,21 @@ private:
   std::map<std::string, std::optional<support::IgnoreFile>> m_rules;
 };
 
+// The roots of a --root value: one directory, or several separated by ':' as on PYTHONPATH (a
+// build from a record's sources gives each recorded module's root). Empty parts are dropped.
+std::vector<std::string> split_roots(const std::string& root);
+
+// The module `name` ("a.b") as a file under the first of `roots` that has it: root/a/b.py, else
+// root/a/b/__init__.py. `argument` is 0. nullopt when no root has it.
+std::optional<SourceEntry> find_module_file(const std::string& name,
+                                            const std::vector<std::string>& roots);
+
 // Walks each argument: directories recursively over `*.py` files (what SourceFilter leaves out
 // is skipped, `excluded` included; directory symlinks are not followed), files as given whatever
 // their extension. Files come in argument order, each argument's files sorted by relative path.
 // With a `root` (--root), module names are relative to it instead (every argument must be
-// under it: `find_sources({"SITE/genesis"}, "SITE")` names the modules genesis.engine...).
+// under it: `find_sources({"SITE/genesis"}, "SITE")` names the modules genesis.engine...); with
+// several roots ("A:B"), relative to the deepest root the argument is under.
 SourceTree find_sources(const std::vector<std::string>& arguments, const std::string& root = "",
                         const std::vector<std::string>& excluded = {});
 

@@ -58,6 +58,19 @@ def main():
         with open(out, "rb") as f:
             got = f.read()
     doc = json.loads(got)
+    # The "modules" table holds this machine's paths (site-packages): checked, then left out of
+    # the comparison with the committed record, which does not carry it.
+    modules = doc.pop("modules", {})
+    site = subprocess.run([opts.python, "-c", "import os, genesis; print(os.path.dirname("
+                           "os.path.dirname(os.path.abspath(genesis.__file__))))"],
+                          capture_output=True, text=True).stdout.strip().splitlines()[-1:]
+    bad_modules = [m for m, e in modules.items()
+                   if not (os.path.isfile(e["file"]) and [e["root"]] == site)]
+    if not modules or bad_modules:
+        print(f"FAIL: the record's modules are not files under Genesis's site-packages: "
+              f"{bad_modules or 'no modules table'}")
+        return 1
+    got = (json.dumps(doc, sort_keys=True, indent=1) + "\n").encode()
     n_inst = sum(len(v) for v in doc["kernels"].values())
     ours = [k for k in doc["kernels"] if k.startswith("genesis.")]
     print(f"recorded {len(doc['kernels'])} kernels ({len(ours)} of Genesis), {n_inst} instances, "

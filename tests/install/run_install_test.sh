@@ -43,6 +43,8 @@ for f in bin/qdbuild lib/libqdrt.so lib/libqdrt.so.0 lib/libqdrt.a include/qdrt/
   lib/cmake/qdrt/qdrtConfig.cmake lib/cmake/qdrt/qdrtConfigVersion.cmake \
   lib/cmake/qdrt/qdrtTargets.cmake lib/pkgconfig/qdrt.pc lib/qdrt/python/qdrt/__init__.py \
   lib/qdrt/python/qdrt/record.py lib/qdrt/python/qdrt/instances.py lib/qdrt/python/qdrt/bridge.py \
+  lib/qdrt/python/qdrt/fields.py lib/qdrt/python/qdrt/objects.py \
+  lib/qdrt/python/qdrt/quadrants_random.py lib/qdrt/python/qdrt/_startup.py \
   lib/qdrt/python/sitecustomize.py \
   lib/qdrt/python/qdrt/_installed.py lib/libqdbuild.so lib/libqdbuild.so.0 \
   lib/libqdbuild-backend.so include/qdbuild/qdbuild.hpp include/qdbuild/build.hpp \

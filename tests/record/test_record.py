@@ -69,6 +69,23 @@ def read(path):
         return f.read()
 
 
+def machine_free(data):
+    """A record's bytes without its "modules" table (absolute paths of this machine), as the
+    committed expected.qdrecord.json holds it."""
+    doc = json.loads(data)
+    doc.pop("modules", None)
+    return (json.dumps(doc, sort_keys=True, indent=1) + "\n").encode()
+
+
+def expected_modules(python):
+    site = subprocess.run([python, "-c", "import os, quadrants; "
+                           "print(os.path.dirname(os.path.dirname(os.path.abspath(quadrants.__file__))))"],
+                          capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    return {"app.kernels": {"file": os.path.join(HERE, "app", "kernels.py"), "root": HERE},
+            "quadrants._kernels": {"file": os.path.join(site, "quadrants", "_kernels.py"),
+                                   "root": site}}
+
+
 def test_recording(python, tmp):
     r = os.path.join(tmp, "r.json")
     record(python, r, 1)
@@ -78,12 +95,15 @@ def test_recording(python, tmp):
     got = read(r)
     if os.environ.get("QD_UPDATE_SNAPSHOTS") == "1":
         with open(EXPECTED, "wb") as f:
-            f.write(got)
+            f.write(machine_free(got))
         print(f"updated {EXPECTED}")
     want = read(EXPECTED)
-    check(got == want, f"the record differs from {EXPECTED} (QD_UPDATE_SNAPSHOTS=1 rewrites it)"
-                       f":\n{got.decode()[:3000]}")
+    check(machine_free(got) == want,
+          f"the record differs from {EXPECTED} (QD_UPDATE_SNAPSHOTS=1 rewrites it)"
+          f":\n{got.decode()[:3000]}")
     doc = json.loads(got)
+    check(doc.get("modules") == expected_modules(python),
+          f"the record names each recorded module's file and import root: {doc.get('modules')}")
     check(got.decode() == json.dumps(doc, indent=1, sort_keys=True) + "\n",
           "the record is sorted, one-space-indented JSON with a final newline")
 
@@ -161,6 +181,29 @@ def test_qdbuild(qdbuild, r, tmp):
     b = json.loads(p.stdout) if p.stdout.strip() else {}
     skipped = [k for k in b.get("skipped", ["?"]) if k in doc["kernels"]]
     check(b and not skipped, f"build skips no recorded kernel: {skipped} {p.stderr}")
+    # No PATH: the record's own module files and roots (its imports loaded from the roots), from
+    # another directory; every recorded kernel built, Quadrants' own included.
+    elsewhere = os.path.join(tmp, "elsewhere")
+    os.makedirs(elsewhere, exist_ok=True)
+    p = subprocess.run([qdbuild, "build", "--instances", r, "--store", "st", "--json"],
+                       cwd=elsewhere, capture_output=True, text=True)
+    b = json.loads(p.stdout) if p.stdout.strip() else {}
+    built = b.get("kernels", -1)
+    skipped = [k for k in b.get("skipped", ["?"]) if k in doc["kernels"]]
+    check(p.returncode == 0 and built == len(doc["kernels"]) and not skipped,
+          f"build --instances R with no PATH builds every recorded kernel: exit {p.returncode}, "
+          f"{built} of {len(doc['kernels'])}, skipped {skipped} {p.stderr[-2000:]}")
+    moved = dict(doc, modules=dict(doc["modules"], **{"app.kernels": {
+        "file": os.path.join(tmp, "gone", "app", "kernels.py"), "root": os.path.join(tmp, "gone")}}))
+    gone = os.path.join(tmp, "moved.json")
+    with open(gone, "w") as f:
+        json.dump(moved, f)
+    p = subprocess.run([qdbuild, "build", "--instances", gone, "--store", "st"], cwd=elsewhere,
+                       capture_output=True, text=True)
+    check(p.returncode == 1 and os.path.join(tmp, "gone", "app", "kernels.py") in p.stderr and
+          "does not exist" in p.stderr,
+          f"a recorded file that no longer exists is an error naming it: exit {p.returncode} "
+          f"{p.stderr!r}")
     # Every recorded call selects exactly its own built instance (qdrt.instances, the bridge's
     # selection): one match each, distinct instances for distinct recorded calls.
     os.environ.setdefault("QDRT_LIBRARY", os.path.join(ROOT, "build", "lib", "libqdrt.so"))
@@ -197,7 +240,7 @@ def test_record_command(qdbuild, python, tmp):
     check(os.path.exists(got) and os.path.exists(want) and read(got) == read(want),
           "qdbuild record writes what python -m qdrt.record writes")
     p = qrecord("-o", got, "--append", "--", python, "app/main.py", "--variant", "2")
-    check(p.returncode == 0 and read(got) == read(EXPECTED),
+    check(p.returncode == 0 and machine_free(read(got)) == read(EXPECTED),
           f"qdbuild record --append merges the run (the two variants are the expected record): "
           f"exit {p.returncode} {p.stderr[-2000:]}")
     p = qrecord("-o", os.path.join(tmp, "none.json"), "--", python, "-c", "import sys; sys.exit(7)")

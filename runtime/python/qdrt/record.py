@@ -409,6 +409,24 @@ def kernel_id(func):
     return f"{module}:{func.__qualname__}"
 
 
+def module_source(func, module):
+    """Where the module of a recorded kernel was loaded from, as qdbuild finds it again without a
+    PATH (docs/record.md "Sources"): {"file": its absolute path, "root": the directory its import
+    name is relative to}, so that root + module.replace(".", "/") + ".py" (or + "/__init__.py")
+    is the file. A script's kernels (`__main__`, named after the file's stem) have the script's
+    directory as root. None when the file does not end in the module's path (a module loaded from
+    an archive, or made at run time): such a kernel needs a PATH."""
+    path = getattr(getattr(func, "__code__", None), "co_filename", "")
+    if not path or not path.endswith(".py") or not os.path.isfile(path):
+        return None
+    path = os.path.abspath(path)
+    rel = module.replace(".", os.sep)
+    for tail in (rel + ".py", os.path.join(rel, "__init__.py")):
+        if path.endswith(os.sep + tail):
+            return {"file": path, "root": path[:-len(tail) - 1] or os.sep}
+    return None
+
+
 _kinds = {}  # id(annotation) -> (kind, annotation): annotations live as long as their functions
 
 
@@ -655,6 +673,7 @@ class _State:
         self.defines = {}      # "module.name" -> json text
         self.conflicts = {}    # "module.name" -> set of json texts
         self.names = {}        # module name -> _runtime_names() (parsed once)
+        self.modules = {}      # module name -> {"file": ..., "root": ...} (module_source)
         self.config = None
         self.patched = False
 
@@ -701,6 +720,11 @@ class _State:
     def record(self, kernel, key, py_args, reads=None):
         func = kernel.func
         kid = kernel_id(func)
+        module = kid.split(":", 1)[0]
+        if module not in self.modules:
+            source = module_source(func, module)
+            if source is not None:
+                self.modules[module] = source
         params = {}
         for k, (meta, v) in enumerate(zip(kernel.arg_metas, py_args)):
             # A method kernel's `self` (a data_oriented solver): described by what the trace
@@ -752,6 +776,8 @@ class _State:
 
     def document(self):
         doc = {"format": FORMAT, "config": self.config or {}, "kernels": {}, "defines": {}}
+        if self.modules:
+            doc["modules"] = dict(sorted(self.modules.items()))
         for kid, insts in self.kernels.items():
             doc["kernels"][kid] = [json.loads(t) for t in sorted(insts)]
         for k, text in self.defines.items():
@@ -791,6 +817,10 @@ def merge(into, doc):
         raise ValueError(f"not a {FORMAT} file (format {into.get('format')!r})")
     out = {"format": FORMAT, "config": dict(into.get("config", {})), "kernels": {},
            "defines": dict(into.get("defines", {}))}
+    modules = dict(into.get("modules", {}))
+    modules.update(doc.get("modules", {}))  # the later run's file for a module recorded twice
+    if modules:
+        out["modules"] = dict(sorted(modules.items()))
     for k, v in doc.get("config", {}).items():
         out["config"].setdefault(k, v)
     kernels = {}
