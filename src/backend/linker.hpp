@@ -18,8 +18,7 @@ namespace qd::backend {
 // directory: the qdbuild wheel carries it there), else LLVM 19's own (k_builtins_archive).
 inline constexpr const char* k_builtins_archive =
     "/usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.builtins-x86_64.a";
-inline constexpr const char* k_bundled_builtins =
-    "qdbuild-backend/libclang_rt.builtins-x86_64.a";
+inline constexpr const char* k_bundled_builtins = "qdbuild-backend/libclang_rt.builtins-x86_64.a";
 inline constexpr const char* k_libc = "/lib/x86_64-linux-gnu/libc.so.6";
 inline constexpr const char* k_libm = "/lib/x86_64-linux-gnu/libm.so.6";
 

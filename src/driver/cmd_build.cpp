@@ -16,6 +16,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@
 #include "driver/commands.hpp"
 #include "qdbuild/build.hpp"
 #include "sema/analysis.hpp"
+#include "sema/instance_record.hpp"
 
 namespace qd::driver {
 
@@ -139,6 +141,30 @@ void print_json(const Json& j) {
   std::fflush(stdout);
 }
 
+// What --watch watches in a build from the records' sources (docs/record.md "Sources"): all the
+// build can read. The analysis loads imports from the recorded modules' top-level packages and
+// from a recorded script's directory, so those are watched whole; Quadrants' recorded files,
+// which it never follows, are watched as files.
+std::vector<std::string> record_watch_paths(const qdbuild::ResolvedBuild& resolved) {
+  std::vector<sema::RecordedModule> modules;
+  for (const std::string& f : resolved.options.instance_files) {
+    std::string ignored;  // resolve() read them already
+    sema::read_record_modules(f, modules, ignored);
+  }
+  std::set<std::string> out;
+  for (const sema::RecordedModule& m : modules) {
+    std::string top = m.module.substr(0, m.module.find('.'));
+    if (top == "quadrants") {
+      out.insert(m.file);
+    } else if (m.module.find('.') == std::string::npos) {
+      out.insert(m.file.substr(0, m.file.rfind('/')));
+    } else {
+      out.insert(m.root + "/" + top);
+    }
+  }
+  return {out.begin(), out.end()};
+}
+
 // The watch loop: the first build, then one build per batch of changes, until a signal.
 ExitStatus watch(const qdbuild::ResolvedBuild& resolved, bool json) {
   // Signals wait for the loop (never in the middle of a publish): blocked in every thread (the
@@ -154,7 +180,8 @@ ExitStatus watch(const qdbuild::ResolvedBuild& resolved, bool json) {
   // Recorded runs (--instances, instances-from) are inputs too: a new record rebuilds.
   build::Watcher watcher;
   std::string error;
-  std::vector<std::string> watched = resolved.paths;
+  std::vector<std::string> watched =
+      resolved.sources_from_records ? record_watch_paths(resolved) : resolved.paths;
   sema::AnalysisOptions records;
   records.instance_files = resolved.options.instance_files;
   for (std::string& f : sema::record_files(resolved.paths, records)) {

@@ -11,9 +11,9 @@
 
 #include "sema/instance_record.hpp"
 #include "sema/parse_cache.hpp"
-#include "sema/source_tree.hpp"
 #include "sema/purity.hpp"
 #include "sema/runtime_globals.hpp"
+#include "sema/source_tree.hpp"
 #include "support/thread_pool.hpp"
 
 namespace qd::sema {
@@ -574,8 +574,8 @@ static std::string_view top_package(std::string_view module) {
 // the same top-level packages as the given files, and anything under the root of a given
 // top-level module (a script and its siblings). Never Quadrants itself (`quadrants.*`: qdbuild
 // knows the language; its recorded kernel files are given as files), nor what no root holds.
-static std::unique_ptr<Program> build_following_imports(SourceTree& tree, const AnalysisOptions& options,
-                                                 ParseCache* cache) {
+static std::unique_ptr<Program>
+build_following_imports(SourceTree& tree, const AnalysisOptions& options, ParseCache* cache) {
   std::vector<std::string> roots = split_roots(options.root);
   std::set<std::string, std::less<>> tops;
   std::vector<std::string> script_roots;

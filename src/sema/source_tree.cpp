@@ -211,8 +211,8 @@ std::vector<std::string> split_roots(const std::string& root) {
   size_t start = 0;
   while (start <= root.size()) {
     size_t colon = root.find(':', start);
-    std::string part = root.substr(start, colon == std::string::npos ? std::string::npos
-                                                                     : colon - start);
+    std::string part =
+        root.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
     if (!part.empty()) {
       out.push_back(part);
     }

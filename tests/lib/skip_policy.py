@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The test suite's one skip policy (README.md "Tests", "Skips"; stdlib only).
+"""The test suite's one skip policy (docs/testing.md, "Skips"; stdlib only).
 
 A test that cannot run here exits 125 (ctest's SKIP_RETURN_CODE), and only through skip() below,
 naming one of REASONS. A test that runs but leaves a part out says so through may_skip_part(). When

@@ -26,6 +26,9 @@ policy "no-quadrants-venv").
 import argparse
 import json
 import os
+import select
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -204,6 +207,43 @@ def test_qdbuild(qdbuild, r, tmp):
           "does not exist" in p.stderr,
           f"a recorded file that no longer exists is an error naming it: exit {p.returncode} "
           f"{p.stderr!r}")
+    test_watch_from_record(qdbuild, doc, tmp, elsewhere)
+
+
+def test_watch_from_record(qdbuild, doc, tmp, cwd):
+    """--watch on a build from the record's sources watches what the build follows: an edit of
+    app/config.py (imported by the recorded app/kernels.py, never named by the record) rebuilds."""
+    root = os.path.join(tmp, "watched")
+    shutil.copytree(os.path.join(HERE, "app"), os.path.join(root, "app"),
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    moved = dict(doc, modules=dict(doc["modules"], **{"app.kernels": {
+        "file": os.path.join(root, "app", "kernels.py"), "root": root}}))
+    rec = os.path.join(tmp, "watched.json")
+    with open(rec, "w") as f:
+        json.dump(moved, f)
+    p = subprocess.Popen([qdbuild, "build", "--watch", "--instances", rec, "--store", "wst",
+                          "--json"], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        first = json.loads(p.stdout.readline() or "{}")
+        check(first.get("event") == "build" and first.get("ok") and
+              first.get("kernels") == len(doc["kernels"]),
+              f"--watch from the record: the first build builds every recorded kernel: {first}")
+        config = os.path.join(root, "app", "config.py")
+        time.sleep(0.2)
+        with open(config, "a") as f:
+            f.write("# edited\n")
+        ready, _, _ = select.select([p.stdout], [], [], 60)
+        second = json.loads(p.stdout.readline() or "{}") if ready else {}
+        check(second.get("event") == "rebuild" and second.get("ok") and
+              any(c.endswith("app/config.py") for c in second.get("changed", [])),
+              f"--watch from the record: an edit of an imported module rebuilds: {second}")
+    finally:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
     # Every recorded call selects exactly its own built instance (qdrt.instances, the bridge's
     # selection): one match each, distinct instances for distinct recorded calls.
     os.environ.setdefault("QDRT_LIBRARY", os.path.join(ROOT, "build", "lib", "libqdrt.so"))

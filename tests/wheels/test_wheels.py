@@ -20,9 +20,11 @@ with every LLVM directory and library of the system hidden (a private mount name
 objects its process loads are the wheel's own or the manylinux base set (LD_DEBUG=libs).
 Prints each wheel's size and tag.
 
-The third-party packages (Quadrants, numpy) come from build/venv's site-packages through a .pth
-file in the new venv: installing them again would need the network. Neither qdrt nor qdbuild is
-installed there, and the test checks where every qdrt module is imported from.
+The third-party packages (Quadrants, numpy; for --app franka Genesis and torch) are hard-linked
+into the new venv from build/venv's (build/genesis-venv's) site-packages: installing them again
+would need the network and, for torch, 8 GB. Neither qdrt nor qdbuild is installed there, and the
+test checks where qdrt is imported from and that nothing in the run's records, output or stats
+names the checkout.
 
   test_wheels.py [--python build/venv/bin/python]
 Exit 0 / 1; 125 (skip policy) without build/venv or build/wheel-venv.
@@ -108,6 +110,22 @@ def allowed_object(path, venv):
         os.path.basename(path).startswith(BASE)
 
 
+def third_party(source, target):
+    """The app's third-party packages (Quadrants, numpy; Genesis, torch) from `source`, the
+    site-packages of build/venv or build/genesis-venv, into the new venv's `target`: hard links
+    (8.5 GB of Genesis and torch in about a second, no network), so that nothing in the run
+    points into the checkout. The venv's own pip and setuptools stay; qdrt and qdbuild come only
+    from the wheels."""
+    own = ("pip", "setuptools", "_distutils_hack", "distutils-precedence", "qdrt", "qdbuild")
+    for entry in sorted(source.iterdir()):
+        if entry.name.split("-")[0].split(".")[0] in own or (target / entry.name).exists():
+            continue
+        if entry.is_dir():
+            shutil.copytree(entry, target / entry.name, copy_function=os.link, symlinks=True)
+        else:
+            os.link(entry, target / entry.name)
+
+
 def build_hidden(qdbuild, env, work):
     """qdbuild build --instances rec.json --store st (no PATH) with LLVM hidden."""
     build = [qdbuild, "build", "--instances", "rec.json", "--store", "st"]
@@ -170,8 +188,8 @@ def run_small_app(venv, env, tmp):
           f"vs {plain.stdout!r} {served.stderr[-2000:]}")
     served_all(stats, recorded)
     text = " ".join([served.stderr, hidden.stdout, hidden.stderr,
-                     stats.read_text() if stats.exists() else ""])
-    check(str(ROOT) not in text, "no path into the checkout in the run's output")
+                     stats.read_text() if stats.exists() else "", (work / "rec.json").read_text()])
+    check(str(ROOT) not in text, "no path into the checkout in the run's record, output or stats")
 
 
 def run_franka(venv, env, tmp):
@@ -205,7 +223,9 @@ def run_franka(venv, env, tmp):
         check(len(a) == len(b) == int(steps) and not contacts and worst <= TOLERANCE,
               f"the store's trajectory is Quadrants': {len(contacts)} contact mismatches, "
               f"{worst:.3g} > {TOLERANCE}?")
-    check(str(ROOT) not in served.stderr, "no path into the checkout in the run's output")
+    text = " ".join([served.stderr, (work / "rec.json").read_text()
+                     if (work / "rec.json").exists() else ""])
+    check(str(ROOT) not in text, "no path into the checkout in the run's record or output")
 
 
 def main():
@@ -237,8 +257,7 @@ def main():
         if not check(p.returncode == 0, f"python -m venv: {p.stderr}"):
             return CHECKS.finish()
         vpy = venv / "bin" / "python"
-        with open(Path(site_packages(vpy)) / "zz_thirdparty.pth", "w") as f:
-            f.write(site_packages(opts.python) + "\n")
+        third_party(Path(site_packages(opts.python)), Path(site_packages(vpy)))
         env = clean_env(venv)
         p = run([vpy, "-m", "pip", "install", "-q", "--no-index", "--find-links",
                  ROOT / "build" / "wheels", "qdbuild"], env, tmp)
