@@ -3,9 +3,11 @@
 // may run concurrently over one (read-only) Program.
 //
 // Files: lower_kernel.cpp (entry, parameters, instance values), lower_stmt.cpp (statements,
-// scopes, assignment), lower_loops.cpp (for / while, qd.static unrolling), lower_expr.cpp
-// (names, operators, casts, typing), lower_call.cpp (builtins, qd.* API, qd.func inlining),
-// lower_tensor.cpp (vectors and matrices), lower_globals.cpp (module-level values).
+// scopes, assignment), lower_place.cpp (places: what an assignment writes), lower_loops.cpp
+// (for / while, qd.static unrolling), lower_expr.cpp (names, operators, casts, typing),
+// lower_call.cpp (call dispatch, builtins, atomics), lower_math.cpp (math and numpy calls),
+// lower_api.cpp (the qd.* API and its refusals), lower_func_call.cpp (qd.func inlining,
+// methods), lower_tensor.cpp (vectors and matrices), lower_globals.cpp (module-level values).
 #pragma once
 
 #include <functional>
@@ -34,6 +36,10 @@ struct LowerError {
 // The extent of canonical axis `axis` of ndarray parameter `param` (its physical axis under a
 // permuted layout).
 const Expr* canonical_shape(Kernel& k, int32_t param, int32_t axis);
+
+// QD204's message for an assignment to `name`, bound to `b`, whose value is not a place
+// (lower_place.cpp).
+std::string not_assignable(const Binding& b, std::string_view name);
 
 class Lowerer {
 public:
@@ -156,7 +162,7 @@ private:
   void pop_scope() { frame().scopes.pop_back(); }
   bool stopped() const;
 
-  // Lvalues: a scalar variable, an array element, or a tensor of them (val.hpp).
+  // Lvalues (lower_place.cpp): a scalar variable, an array element, or a tensor of them (val.hpp).
   using LValue = lower::LValue;
   // Whether `target` names an assignable place (what lvalue() accepts), decided without
   // evaluating anything: a qd.template() argument that is one is bound by reference.
@@ -232,7 +238,7 @@ private:
   Val construct_scalar(const Val& v, DType t, const ast::Pos& pos);  // T(x)
   int64_t static_int(const Val& v, const ast::Pos& pos, const char* what);
 
-  // --- calls (lower_call.cpp)
+  // --- calls (lower_call.cpp, lower_math.cpp, lower_api.cpp, lower_func_call.cpp)
   // ----------------------------------------------------------------------
   Val eval_call(const ast::Call* c);
   Val call_api(const std::string& path, const ast::Call* c, std::vector<Val>& args);
