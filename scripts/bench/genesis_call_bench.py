@@ -36,13 +36,13 @@ RUNNER = r'''
 import ctypes, json, os, runpy, statistics, sys, time
 import quadrants
 import qdrt
-from qdrt import bridge, record
+from qdrt import bridge, describe
 Kernel = sys.modules["quadrants.lang.kernel"].Kernel
 plain_call = Kernel.__call__
 last = {}
 def remember(self, *a, **k):
     if not k:
-        last[record.kernel_id(self.func)] = (self, a)
+        last[describe.kernel_id(self.func)] = (self, a)
     return plain_call(self, *a, **k)
 Kernel.__call__ = remember
 sys.argv = [os.environ["QD_SCENE"], "--steps", "20"]

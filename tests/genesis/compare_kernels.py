@@ -55,7 +55,7 @@ import inspect, json, os, sys, traceback
 import numpy as np
 sys.path.insert(0, os.environ["QD_COMPARE_BINDING"])
 import qdrt
-from qdrt import instances, record
+from qdrt import describe, instances
 # Opened at the first compared call, once Quadrants is initialized, with its thread count (as
 # the bridge opens it): Genesis's particle solvers hand out slots with atomic_add in parallel
 # loops (SpatialHasher.compute_reordered_idx, MPM's dirty-cell list), whose order is the threads'.
@@ -134,7 +134,7 @@ def is_self(metas, k):
         None, inspect.Parameter.empty)
 
 def snapshot(kernel, py_args, reads=None):
-    kid = record.kernel_id(kernel.func)
+    kid = describe.kernel_id(kernel.func)
     if kid not in have:
         return None
     global store
@@ -147,11 +147,11 @@ def snapshot(kernel, py_args, reads=None):
     desc = {}
     for j, (m, v) in enumerate(zip(metas, py_args)):
         if j == 0 and m.name == "self" and id(v) in (reads or {}):
-            desc[m.name] = record.describe_param(m.annotation, v, reads)
+            desc[m.name] = describe.describe_param(m.annotation, v, reads)
         elif j == 0 and m.name == "self" and id(kernel) in self_desc:
             desc[m.name] = self_desc[id(kernel)]
         else:
-            desc[m.name] = record.describe_param(m.annotation, v)
+            desc[m.name] = describe.describe_param(m.annotation, v)
     if metas and metas[0].name == "self" and "self" in desc:
         self_desc.setdefault(id(kernel), desc["self"])
     k = store.kernel(kid)
@@ -162,7 +162,7 @@ def snapshot(kernel, py_args, reads=None):
         return None
     segments = instances.split_instance(built[idx])
     by_name = {m.name: v for m, v in zip(metas, py_args)}
-    templates = {m.name for m in metas if record._annotation_kind(m.annotation) == "template"}
+    templates = {m.name for m in metas if describe.annotation_kind(m.annotation) == "template"}
     if metas and metas[0].name == "self":
         templates.add("self")  # a method kernel's object: a template value
     flat, originals = [], []
@@ -304,7 +304,7 @@ if os.environ.get("QD_COMPARE_FAST_MATH") == "off":
     _init = quadrants.init
     quadrants.init = lambda *a, **k: _init(*a, **dict(k, fast_math=False))
 Kernel = sys.modules["quadrants.lang.kernel"].Kernel
-record._patch_attributes(sys.modules["quadrants.lang.ast.ast_transformer"])
+describe.patch_attributes(sys.modules["quadrants.lang.ast.ast_transformer"])
 orig_materialize = Kernel.materialize
 orig_call = Kernel.__call__
 self_desc = {}  # id(kernel) -> its self's description at its first call
@@ -316,7 +316,7 @@ def watch(kernel, py_args, later, reads=None):
         if s is not None:
             pending[id(kernel)] = (s, later)
     except Exception:
-        report["errors"][record.kernel_id(kernel.func)] = "snapshot: " + traceback.format_exc(limit=3)
+        report["errors"][describe.kernel_id(kernel.func)] = "snapshot: " + traceback.format_exc(limit=3)
 
 def materialize(self, key=None, py_args=(), arg_features=None):
     if busy[0]:
@@ -324,12 +324,12 @@ def materialize(self, key=None, py_args=(), arg_features=None):
     new = key is None or key not in self.materialized_kernels
     # Quadrants traces a new instance here, before it launches it: what the trace reads of a
     # data_oriented self describes it (as the recorder does); the arguments are copied after.
-    record._capture.reads = {} if new else None
+    describe.capture.reads = {} if new else None
     try:
         r = orig_materialize(self, key, py_args, arg_features)
-        reads = record._capture.reads
+        reads = describe.capture.reads
     finally:
-        record._capture.reads = None
+        describe.capture.reads = None
     if new:
         watch(self, py_args, False, reads)
     return r
@@ -369,7 +369,7 @@ replayed = []
 calls_in_step = {}  # kernel id -> [step, calls of it in that step so far]
 
 def call_id(kernel):
-    kid = record.kernel_id(kernel.func)
+    kid = describe.kernel_id(kernel.func)
     seen = calls_in_step.setdefault(kid, [steps_done[0], 0])
     if seen[0] != steps_done[0]:
         seen[:] = [steps_done[0], 0]
@@ -400,7 +400,7 @@ def call(self, *args, **kwargs):
     if EVERY_FROM >= 0 and steps_done[0] >= EVERY_FROM and id(self) not in pending and not kwargs:
         watch(self, args, True)
     elif id(self) not in pending and not kwargs and getattr(self, "materialized_kernels", None) \
-            and record.kernel_id(self.func) not in report["compared"] and \
+            and describe.kernel_id(self.func) not in report["compared"] and \
             id(self) not in first_seen:
         # A kernel first called while arguments were being copied (Quadrants' field copies):
         # compared at its first call of its own.

@@ -109,18 +109,18 @@ class Getters(unittest.TestCase):
         self.assertIsNot(self.b.describe(WithNumpy, wn)[0], self.b.describe(WithNumpy, wn)[0])
 
     def test_fields_described_or_refused(self):
-        from qdrt import record
+        from qdrt import describe
         plain = qd.field(qd.i32, shape=(3, 2))
         mat = qd.Matrix.field(2, 2, qd.f32, shape=(5,), needs_grad=True)
         shifted = qd.field(qd.f32, shape=(4,), offset=(-2,))
         sparse = qd.field(qd.f32)
         qd.root.pointer(qd.i, 2).dense(qd.i, 2).place(sparse)
-        self.assertEqual(record.describe_field(plain), {"field": "i32", "shape": [3, 2]})
-        self.assertEqual(record.describe_field(mat),
+        self.assertEqual(describe.describe_field(plain), {"field": "i32", "shape": [3, 2]})
+        self.assertEqual(describe.describe_field(mat),
                          {"field": "f32", "shape": [5], "element": [2, 2], "grad": True})
-        self.assertEqual(record.describe_field(shifted),
+        self.assertEqual(describe.describe_field(shifted),
                          {"unsupported": "a qd.field with offset=(-2,)"})
-        self.assertEqual(record.describe_field(sparse), {
+        self.assertEqual(describe.describe_field(sparse), {
             "unsupported": "a qd.field under a sparse SNode (pointer, bitmasked, dynamic)"})
 
     def test_data_oriented_self_described_as_the_instance_reads_it(self):

@@ -37,7 +37,7 @@ import sys
 import threading
 
 import qdrt
-from qdrt import fields, instances, objects, quadrants_random, record
+from qdrt import describe, fields, instances, objects, quadrants_random, record
 
 __all__ = ["install"]
 
@@ -298,7 +298,7 @@ class _Bridge:
 
     # --- one call -----------------------------------------------------------------------------
     def fell_back(self, kernel, why):
-        kid = record.kernel_id(kernel.func)
+        kid = describe.kernel_id(kernel.func)
         with self.lock:
             entry = self.fallback.get(kid)
             if entry is None:
@@ -399,7 +399,7 @@ class _Bridge:
             elif t.__name__ in ("ScalarNdarray", "VectorNdarray", "MatrixNdarray"):
                 if metas is None:
                     metas = kernel.arg_metas
-                parts.append(("qd", record.describe_array(a, metas[i].annotation)))
+                parts.append(("qd", describe.describe_array(a, metas[i].annotation)))
             else:
                 parts.append(id(a))
                 continue
@@ -412,7 +412,7 @@ class _Bridge:
         arch = _arch()
         if arch not in ("cpu", "cuda"):
             raise _Fallback(f"arch {arch} (the bridge serves the CPU and CUDA)")
-        kid = record.kernel_id(kernel.func)
+        kid = describe.kernel_id(kernel.func)
         store = self.open()
         metas = list(kernel.arg_metas)
         if len(args) != len(metas):
@@ -421,12 +421,12 @@ class _Bridge:
             # An argument qdbuild cannot take at all is the better reason (and why no build
             # has the kernel: its record's instances were refused).
             for m, v in zip(metas, args):
-                if not (m is metas[0] and m.name == "self" and record._app_object(v)):
+                if not (m is metas[0] and m.name == "self" and describe.app_object(v)):
                     self.describe(m.annotation, v, m.name)
             raise _Fallback("not in the store")
         # A data_oriented solver's method kernel: `self` is described as each built instance
         # reads it (qdrt.objects), the other parameters as the recorder describes them.
-        is_self = bool(metas) and metas[0].name == "self" and record._app_object(args[0])
+        is_self = bool(metas) and metas[0].name == "self" and describe.app_object(args[0])
         desc, texts = {}, {}
         for m, v in zip(metas, args):
             if is_self and m is metas[0]:
@@ -444,7 +444,7 @@ class _Bridge:
         if arch == "cpu" and k.draws_random(idx):
             self.bind_random()
         position = {m.name: i for i, m in enumerate(metas)}
-        templates = {m.name for m in metas if record._annotation_kind(m.annotation) == "template"}
+        templates = {m.name for m in metas if describe.annotation_kind(m.annotation) == "template"}
         entries = []  # (getter, position read or None, fixed)
         guards = list(guards)
         for name in k.arguments(idx):
@@ -577,7 +577,7 @@ class _Bridge:
         hit = self.descriptions.get(key)
         if hit is not None and hit[0] is value and hit[1] is ann and _guards_hold(hit[4]):
             return hit[2], hit[3]
-        desc = record.describe_param(ann, value)
+        desc = describe.describe_param(ann, value)
         try:
             text = instances.param_text(desc)
         except ValueError as e:  # a field, an object the recorder cannot describe, ...
@@ -654,7 +654,7 @@ def install(path, stats_path=None):
     if "quadrants.lang.kernel" in sys.modules:
         _state.patch(sys.modules["quadrants.lang.kernel"])
     else:
-        sys.meta_path.insert(0, record._Watch(_state))
+        sys.meta_path.insert(0, record.ImportWatch(_state))
     if stats_path:
         def at_exit():
             try:

@@ -141,9 +141,9 @@ def _layout(field, what):
     # The place SNodes of the components (what ScalarField(var).snode.ptr is, without the
     # wrapper objects).
     ptrs = [var.ptr.snode() for var in field.vars]
-    from qdrt.record import _dtype_name
+    from qdrt.describe import dtype_name
 
-    dtype = _dtype_name(field.dtype)
+    dtype = dtype_name(field.dtype)
     if dtype not in _SIZES:
         raise NotStrided(f"{what}: dtype {field.dtype}")
     offset = getattr(ptrs[0], "offset", None)

@@ -14,7 +14,7 @@ is seen at the next call, while values the trace read stay frozen, as in Quadran
 (guards_hold).
 """
 
-from qdrt import instances, record
+from qdrt import describe as describing, instances
 
 __all__ = ["describe", "difference", "guards_hold"]
 
@@ -74,7 +74,7 @@ def _read(obj, tree, accessed, guards, depth=0):
 
 def _guard(obj, key, value):
     if type(value).__module__ == "numpy" and hasattr(value, "tobytes") and \
-            getattr(value, "size", 1 << 30) <= record._MAX_CONSTANT_ARRAY:
+            getattr(value, "size", 1 << 30) <= describing.MAX_CONSTANT_ARRAY:
         return (obj, key, value, value.tobytes())  # read by value: its bytes too
     return (obj, key, value, None)
 
@@ -106,7 +106,7 @@ def describe(obj, segment):
     accessed, guards = {}, []
     if not _read(obj, tree, accessed, guards):
         return None
-    desc = {"template": record.describe_value(obj, accessed=accessed)}
+    desc = {"template": describing.describe_value(obj, accessed=accessed)}
     try:
         text = instances.config_text(desc)
     except ValueError:
