@@ -29,6 +29,7 @@
 #include "build/watch_line.hpp"
 #include "build/watcher.hpp"
 #include "driver/commands.hpp"
+#include "driver/source_flags.hpp"
 #include "qdbuild/build.hpp"
 #include "sema/analysis.hpp"
 #include "sema/instance_record.hpp"
@@ -243,22 +244,16 @@ ExitStatus cmd_build(int argc, char** argv) {
   std::vector<std::string> debug;
   bool json = false;
   bool watch_mode = false;
-  app.add_option("PATH", options.paths,
-                 "files or directories to build (default: `paths` of the project's "
-                 "[tool.qdbuild], else the directory holding its config)");
-  app.add_option("--root", options.root,
-                 "the source root kernel ids are relative to (default: each directory given; "
-                 "--root SITE SITE/genesis names the modules genesis.*)");
-  app.add_option("--instances", options.instance_files,
-                 "a recorded run (python -m qdrt.record): instances and run-time values "
-                 "(repeatable)");
+  add_paths_flag(app, options.paths, "build",
+                 "`paths` of the project's [tool.qdbuild], else the directory holding its "
+                 "config; without a project, the files the --instances records name");
+  add_root_flag(app, options.root, "each directory given; the records' roots for their files");
+  add_instances_flag(app, options.instance_files);
   app.add_option("--store", options.store,
                  "the store directory (default: $QDBUILD_STORE, else the project's `store`, else "
                  "build/qdstore beside the project's config or in the working directory)");
-  app.add_option("--target", options.targets,
-                 "cpu, cuda (sm_90) or cuda:sm_XX; repeat to build several (default: the "
-                 "project's `targets`, else cpu)");
-  app.add_option("-j,--jobs", options.jobs, "parallel jobs (default: number of CPUs)");
+  add_targets_flag(app, options.targets, "the project's `targets`, else cpu");
+  add_jobs_flag(app, options.jobs);
   app.add_flag("--json", json, "print one JSON object with the counts instead of text");
   app.add_option("-d", debug, "debug mode: explain (why each kernel is rebuilt), stats (timers)");
   app.add_flag("--dump-ir", options.dump_ir, "print each lowered kernel's IR after every pass");

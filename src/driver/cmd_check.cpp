@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "driver/commands.hpp"
+#include "driver/source_flags.hpp"
 #include "qdbuild/check.hpp"
 
 namespace qd::driver {
@@ -24,20 +25,14 @@ ExitStatus cmd_check(int argc, char** argv) {
                "qdbuild check");
   qdbuild::CheckOptions options;
   std::string format_name = "text";
-  app.add_option("PATH", options.paths,
-                 "files or directories to check (default: the project's `paths` in "
-                 "[tool.qdbuild])");
-  app.add_option("--root", options.root,
-                 "the source root kernel ids are relative to (default: each directory given; "
-                 "--root SITE SITE/genesis names the modules genesis.*)");
-  app.add_option("--instances", options.instance_files,
-                 "a recorded run (python -m qdrt.record): instances and run-time values "
-                 "(repeatable)");
+  add_paths_flag(app, options.paths, "check", "the project's `paths` in [tool.qdbuild]");
+  add_root_flag(app, options.root, "each directory given");
+  add_instances_flag(app, options.instance_files);
   app.add_option("--format", format_name, "text, json, sarif or github (default text)");
   app.add_flag("--print-non-pure", options.print_non_pure,
                "list the kernels not marked fastcache=True (notes, QD115)");
-  app.add_option("--target", options.target, "cpu, cuda or cuda:sm_XX (for the keys; default cpu)");
-  app.add_option("-j,--jobs", options.jobs, "parallel jobs (default: number of CPUs)");
+  add_target_flag(app, options.target, "cpu; only the keys depend on it");
+  add_jobs_flag(app, options.jobs);
   app.add_flag("--keys", options.keys,
                "also compute every kernel's key (as build and explain do; slower: re-lexes the "
                "reached defs)");

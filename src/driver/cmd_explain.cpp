@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "driver/commands.hpp"
+#include "driver/source_flags.hpp"
 #include "qdbuild/explain.hpp"
 
 namespace qd::driver {
@@ -22,14 +23,10 @@ ExitStatus cmd_explain(int argc, char** argv) {
   app.add_option("ID", options.id,
                  "the kernel, module:qualname (e.g. physics:step, solver:Solver.run)")
       ->required();
-  app.add_option("PATH", options.paths,
-                 "files or directories to analyse (default: the whole root)");
-  app.add_option("--root", options.root,
-                 "the source root the module names are relative to (default .)");
-  app.add_option("--instances", options.instance_files,
-                 "a recorded run (python -m qdrt.record): instances and run-time values "
-                 "(repeatable)");
-  app.add_option("--target", options.target, "cpu, cuda or cuda:sm_XX (default cpu)");
+  add_paths_flag(app, options.paths, "analyse", "the whole root");
+  add_root_flag(app, options.root, ". without PATH, else each directory given");
+  add_instances_flag(app, options.instance_files);
+  add_target_flag(app, options.target, "cpu");
   app.add_flag("--json", options.json, "print machine-readable JSON");
   try {
     app.parse(argc, argv);

@@ -17,6 +17,7 @@
 
 #include "api/paths.hpp"
 #include "driver/commands.hpp"
+#include "driver/source_flags.hpp"
 #include "sema/kernel_scan.hpp"
 #include "sema/source_tree.hpp"
 #include "support/file_io.hpp"
@@ -172,7 +173,7 @@ ExitStatus cmd_scan(int argc, char** argv) {
   unsigned jobs = 0;
   app.add_option("PATH", paths, "files or directories to scan")->required();
   app.add_flag("--json", json, "print machine-readable JSON");
-  app.add_option("-j,--jobs", jobs, "parallel jobs (default: number of CPUs)");
+  add_jobs_flag(app, jobs);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
