@@ -3,6 +3,7 @@
 
 #include "api/diagnostic_output.hpp"
 #include "api/paths.hpp"
+#include "api/sources.hpp"
 #include "qdbuild/project.hpp"
 #include "support/never_freed.hpp"
 
@@ -40,14 +41,9 @@ std::string plural(size_t n, const char* word) {
 
 CheckResult check(const CheckOptions& options) {
   CheckResult out;
-  std::vector<std::string> paths = options.paths;
-  if (paths.empty()) {
-    Project project = find_project(".");
-    if (project.config.empty()) {
-      out.tool_errors.push_back("no PATH given and no project found (`paths` in [tool.qdbuild])");
-      out.exit = Exit::usage;
-      return out;
-    }
+  Project project;
+  if (options.paths.empty()) {
+    project = find_project(".");
     if (!project.errors.empty()) {
       out.diagnostics = project.errors;
       for (const Diagnostic& d : project.errors) {
@@ -57,17 +53,24 @@ CheckResult check(const CheckOptions& options) {
       out.exit = Exit::input_error;
       return out;
     }
-    for (const std::string& p : project.paths) {
-      paths.push_back(qd::api::display_path(p));
-    }
   }
+  // The PATHs, else the project's, else the files the records name (one rule with build).
+  qd::api::Sources sources =
+      qd::api::resolve_sources(options.paths, options.root, options.instance_files, project);
+  if (sources.exit != Exit::ok) {
+    out.tool_errors.push_back(sources.error);
+    out.exit = sources.exit;
+    return out;
+  }
+  const std::vector<std::string>& paths = sources.paths;
   qd::sema::AnalysisOptions ao;
   ao.jobs = options.jobs;
   ao.target = options.target;
   ao.print_non_pure = options.print_non_pure;
   ao.keys = options.keys;
   ao.parse_only = options.parse_only;
-  ao.root = options.root;
+  ao.root = sources.root;
+  ao.follow_imports = sources.from_records;
   ao.instance_files = options.instance_files;
   ao.exclude = qd::api::project_excludes();
   // Never destroyed: freeing every AST and report costs time and changes nothing.

@@ -11,9 +11,9 @@
 
 #include "api/diagnostic_output.hpp"
 #include "api/paths.hpp"
+#include "api/sources.hpp"
 #include "build/build_target.hpp"
 #include "sema/build_config.hpp"
-#include "sema/instance_record.hpp"
 
 namespace qdbuild {
 
@@ -62,63 +62,17 @@ ResolvedBuild resolve(const BuildOptions& options) {
     r.exit = Exit::input_error;
     return r;
   }
-  // Paths: the command line, else the project's.
-  if (!options.paths.empty()) {
-    r.paths = options.paths;
-  } else if (!project.config.empty()) {
-    for (const std::string& p : project.paths) {
-      r.paths.push_back(qd::api::display_path(p));
-    }
-  } else if (!options.instance_files.empty()) {
-    // The records' own sources: each recorded module's file, under its import root.
-    std::vector<qd::sema::RecordedModule> modules;
-    for (const std::string& f : options.instance_files) {
-      std::string error;
-      if (!qd::sema::read_record_modules(f, modules, error)) {
-        r.errors.push_back("cannot use the instance file: " + error);
-        r.exit = Exit::input_error;
-        return r;
-      }
-    }
-    if (modules.empty()) {
-      r.errors.push_back(
-          "no PATH given, no project found, and the records name no module files (a record "
-          "written by qdrt 0.1 names them: record the app again, or name the files or "
-          "directories to build)");
-      r.exit = Exit::usage;
-      return r;
-    }
-    std::set<std::string> files;
-    std::vector<std::string> roots;
-    for (const qd::sema::RecordedModule& m : modules) {
-      std::error_code ec;
-      if (!fs::is_regular_file(m.file, ec)) {
-        r.errors.push_back("the records name '" + m.file + "' for module '" + m.module +
-                           "', which does not exist (the tree moved? name its files or "
-                           "directories to build, with --root)");
-        r.exit = Exit::input_error;
-        return r;
-      }
-      files.insert(m.file);
-      if (std::find(roots.begin(), roots.end(), m.root) == roots.end()) {
-        roots.push_back(m.root);
-      }
-    }
-    r.paths.assign(files.begin(), files.end());
-    std::string root = options.root;
-    for (const std::string& x : roots) {
-      root += (root.empty() ? "" : ":") + x;
-    }
-    r.options.root = root;
-    r.sources_from_records = true;
-  } else {
-    r.errors.push_back(
-        "no PATH given and no project found: name the files or directories to build, or give "
-        "them as `paths` in [tool.qdbuild] of a pyproject.toml (or in a qdbuild.toml) in this "
-        "directory or one above it");
-    r.exit = Exit::usage;
+  // Paths: the command line, else the project's, else the records' files.
+  qd::api::Sources sources =
+      qd::api::resolve_sources(options.paths, options.root, options.instance_files, project);
+  if (sources.exit != Exit::ok) {
+    r.errors.push_back(sources.error);
+    r.exit = sources.exit;
     return r;
   }
+  r.paths = sources.paths;
+  r.options.root = sources.root;
+  r.sources_from_records = sources.from_records;
   // Store: --store, else $QDBUILD_STORE, else the project's, else build/qdstore beside the
   // config (in the working directory without one).
   std::string base = project.config.empty() ? std::string() : project.dir;

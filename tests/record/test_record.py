@@ -196,6 +196,13 @@ def test_qdbuild(qdbuild, r, tmp):
     check(p.returncode == 0 and built == len(doc["kernels"]) and not skipped,
           f"build --instances R with no PATH builds every recorded kernel: exit {p.returncode}, "
           f"{built} of {len(doc['kernels'])}, skipped {skipped} {p.stderr[-2000:]}")
+    p = subprocess.run([qdbuild, "check", "--instances", r, "--format", "json"], cwd=elsewhere,
+                       capture_output=True, text=True)
+    diags = json.loads(p.stdout)["diagnostics"] if p.stdout.strip() else []
+    got = sorted((d["kernel"], d["code"], d["severity"]) for d in diags)
+    check(p.returncode == 0 and got == [("app.kernels:k_eps", "QD102", "warning")],
+          f"check --instances R with no PATH checks the record's sources: exit {p.returncode}, "
+          f"{got} {p.stderr[-2000:]}")
     moved = dict(doc, modules=dict(doc["modules"], **{"app.kernels": {
         "file": os.path.join(tmp, "gone", "app", "kernels.py"), "root": os.path.join(tmp, "gone")}}))
     gone = os.path.join(tmp, "moved.json")
