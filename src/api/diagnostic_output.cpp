@@ -139,8 +139,14 @@ std::string sarif(const sema::Analysis& a, const std::vector<sema::SemaDiagnosti
 
 }  // namespace
 
-std::string diagnostic_json_text(const sema::Analysis& a, const sema::SemaDiagnostic& d) {
-  return syntax::diagnostic_json(d.d, path_of(a, d), source_of(a, d), d.kernel);
+Json diagnostic_object(const sema::Analysis& a, const sema::SemaDiagnostic& d) {
+  syntax::DiagnosticFields f =
+      syntax::diagnostic_fields(d.d, path_of(a, d), source_of(a, d), d.kernel);
+  return {{"file", f.file},       {"line", f.line},
+          {"col", f.col},         {"end_line", f.end_line},
+          {"end_col", f.end_col}, {"severity", f.severity},
+          {"code", f.code},       {"kernel", f.kernel.empty() ? Json(nullptr) : Json(f.kernel)},
+          {"message", f.message}};
 }
 
 std::string format_diagnostics(const sema::Analysis& a,
@@ -156,7 +162,7 @@ std::string format_diagnostics(const sema::Analysis& a,
     case DiagnosticFormat::json: {
       Json list = Json::array();
       for (const sema::SemaDiagnostic& d : diags) {
-        list.push_back(Json::parse(diagnostic_json_text(a, d)));
+        list.push_back(diagnostic_object(a, d));
       }
       Json doc;
       doc["diagnostics"] = std::move(list);
@@ -186,16 +192,17 @@ std::string format_diagnostics(const sema::Analysis& a,
 
 qdbuild::Diagnostic to_public(const sema::Analysis& a, const sema::SemaDiagnostic& d) {
   qdbuild::Diagnostic out;
-  Json j = Json::parse(diagnostic_json_text(a, d));
-  out.file = j["file"].get<std::string>();
-  out.line = j["line"].get<int>();
-  out.col = j["col"].get<int>();
-  out.end_line = j["end_line"].get<int>();
-  out.end_col = j["end_col"].get<int>();
-  out.severity = j["severity"].get<std::string>();
-  out.code = j["code"].get<std::string>();
-  out.kernel = j["kernel"].is_null() ? "" : j["kernel"].get<std::string>();
-  out.message = j["message"].get<std::string>();
+  syntax::DiagnosticFields f =
+      syntax::diagnostic_fields(d.d, path_of(a, d), source_of(a, d), d.kernel);
+  out.file = std::move(f.file);
+  out.line = f.line;
+  out.col = f.col;
+  out.end_line = f.end_line;
+  out.end_col = f.end_col;
+  out.severity = std::move(f.severity);
+  out.code = std::move(f.code);
+  out.kernel = std::move(f.kernel);
+  out.message = std::move(f.message);
   out.text = syntax::render_diagnostic(d.d, path_of(a, d), source_of(a, d));
   return out;
 }

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "qdbuild/diagnostic.hpp"
 #include "sema/analysis.hpp"
 
@@ -19,8 +21,8 @@ std::string format_diagnostics(const sema::Analysis& a,
                                const std::vector<sema::SemaDiagnostic>& diagnostics,
                                DiagnosticFormat format);
 
-// One diagnostic as the JSON object of `check --format json` (text).
-std::string diagnostic_json_text(const sema::Analysis& a, const sema::SemaDiagnostic& d);
+// One diagnostic as the JSON object of `check --format json`, its fields in that order.
+nlohmann::ordered_json diagnostic_object(const sema::Analysis& a, const sema::SemaDiagnostic& d);
 
 // The public form (include/qdbuild/diagnostic.hpp): the JSON fields and the rendered text.
 qdbuild::Diagnostic to_public(const sema::Analysis& a, const sema::SemaDiagnostic& d);

@@ -117,7 +117,7 @@ Json to_json(const sema::Analysis& a, const sema::KernelReport& k) {
       entry["tasks"] = std::move(tasks);
     }
     for (const sema::SemaDiagnostic& d : split.code.diagnostics) {
-      entry["lowering_diagnostics"].push_back(Json::parse(diagnostic_json_text(a, d)));
+      entry["lowering_diagnostics"].push_back(diagnostic_object(a, d));
     }
     instances.push_back(std::move(entry));
   }
@@ -125,7 +125,7 @@ Json to_json(const sema::Analysis& a, const sema::KernelReport& k) {
   j["key"] = k.instances.empty() ? Json(nullptr) : Json(k.instances.front().key);
   Json diags = Json::array();
   for (const sema::SemaDiagnostic& d : k.diagnostics) {
-    diags.push_back(Json::parse(diagnostic_json_text(a, d)));
+    diags.push_back(diagnostic_object(a, d));
   }
   j["diagnostics"] = std::move(diags);
   return j;

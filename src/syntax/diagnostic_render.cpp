@@ -107,6 +107,37 @@ std::string json_quote(std::string_view text) {
   return out;
 }
 
+std::string valid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t start = i;
+    uint32_t cp = support::decode_utf8(text, i);
+    if (cp == support::k_invalid_code_point) {
+      out += "\xEF\xBF\xBD";  // U+FFFD
+    } else {
+      out.append(text.substr(start, i - start));
+    }
+  }
+  return out;
+}
+
+DiagnosticFields diagnostic_fields(const Diagnostic& d, std::string_view path,
+                                   const SourceFile* source, std::string_view kernel) {
+  DiagnosticFields f;
+  f.file = valid_utf8(path);
+  f.line = d.line;
+  f.col = column_of(source, d.line, d.col);
+  f.end_line = d.end_line > 0 ? d.end_line : d.line;
+  f.end_col = column_of(source, f.end_line, d.end_line > 0 ? d.end_col : d.col);
+  f.severity = name_of(d.severity);
+  f.code = valid_utf8(d.code);
+  f.kernel = valid_utf8(kernel);
+  f.message = valid_utf8(d.message);
+  return f;
+}
+
 std::string diagnostic_json(const Diagnostic& d, std::string_view path, const SourceFile* source,
                             std::string_view kernel) {
   int32_t end_line = d.end_line > 0 ? d.end_line : d.line;

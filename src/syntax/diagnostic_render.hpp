@@ -32,6 +32,26 @@ std::string render_diagnostic(const Diagnostic& d, std::string_view path, const 
 std::string diagnostic_json(const Diagnostic& d, std::string_view path, const SourceFile* source,
                             std::string_view kernel = {});
 
+// The same fields as values (what a JSON reader of diagnostic_json gets): `col` and `end_col`
+// 1-based character columns, `end_*` the start when the diagnostic has no end, the texts valid
+// UTF-8 (each invalid sequence U+FFFD), `kernel` "" for none.
+struct DiagnosticFields {
+  std::string file;
+  int32_t line = 0;
+  int32_t col = 0;
+  int32_t end_line = 0;
+  int32_t end_col = 0;
+  std::string severity;
+  std::string code;
+  std::string kernel;
+  std::string message;
+};
+DiagnosticFields diagnostic_fields(const Diagnostic& d, std::string_view path,
+                                   const SourceFile* source, std::string_view kernel = {});
+
+// `text` with each invalid UTF-8 sequence replaced by U+FFFD (as json_quote escapes it).
+std::string valid_utf8(std::string_view text);
+
 // A JSON string literal (quotes included) for UTF-8 text; invalid bytes become U+FFFD.
 std::string json_quote(std::string_view text);
 

@@ -43,5 +43,28 @@ TEST_CASE("JSON form") {
   CHECK(json_quote("a\nb\x01\xFF") == "\"a\\nb\\u0001\\ufffd\"");
 }
 
+TEST_CASE("fields: what a JSON reader of the JSON form gets") {
+  SourceFile f = SourceFile::from_bytes("a.py", "\xC3\xA9\xC3\xA9 = )\n");
+  Diagnostic d = make(1, 7, 8, "bad \xFF byte");
+  DiagnosticFields x = diagnostic_fields(d, "dir/a.py", &f, "m:k");
+  CHECK(x.file == "dir/a.py");
+  CHECK(x.line == 1);
+  CHECK(x.col == 6);  // character columns, as the JSON's
+  CHECK(x.end_line == 1);
+  CHECK(x.end_col == 7);
+  CHECK(x.severity == "error");
+  CHECK(x.code == "QD001");
+  CHECK(x.kernel == "m:k");
+  CHECK(x.message == "bad \xEF\xBF\xBD byte");  // U+FFFD, as JSON's \ufffd reads back
+  d.end_line = 0;  // no end: the start
+  DiagnosticFields y = diagnostic_fields(d, "a.py", &f);
+  CHECK(y.end_line == 1);
+  CHECK(y.end_col == 6);
+  CHECK(y.kernel.empty());
+  // One U+FFFD for each byte json_quote escapes as \ufffd: here two.
+  CHECK(valid_utf8("a\xC3\xA9\xE2\x82") == "a\xC3\xA9\xEF\xBF\xBD\xEF\xBF\xBD");
+  CHECK(json_quote("a\xC3\xA9\xE2\x82") == "\"a\xC3\xA9\\ufffd\\ufffd\"");
+}
+
 }  // namespace
 }  // namespace qd::syntax
