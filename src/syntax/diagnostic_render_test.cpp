@@ -56,7 +56,7 @@ TEST_CASE("fields: what a JSON reader of the JSON form gets") {
   CHECK(x.code == "QD001");
   CHECK(x.kernel == "m:k");
   CHECK(x.message == "bad \xEF\xBF\xBD byte");  // U+FFFD, as JSON's \ufffd reads back
-  d.end_line = 0;  // no end: the start
+  d.end_line = 0;                               // no end: the start
   DiagnosticFields y = diagnostic_fields(d, "a.py", &f);
   CHECK(y.end_line == 1);
   CHECK(y.end_col == 6);
