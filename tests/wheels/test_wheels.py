@@ -117,13 +117,25 @@ def third_party(source, target):
     points into the checkout. The venv's own pip and setuptools stay; qdrt and qdbuild come only
     from the wheels."""
     own = ("pip", "setuptools", "_distutils_hack", "distutils-precedence", "qdrt", "qdbuild")
-    for entry in sorted(source.iterdir()):
-        if entry.name.split("-")[0].split(".")[0] in own or (target / entry.name).exists():
-            continue
-        if entry.is_dir():
-            shutil.copytree(entry, target / entry.name, copy_function=os.link, symlinks=True)
-        else:
-            os.link(entry, target / entry.name)
+    entries = [e for e in sorted(source.iterdir())
+               if e.name.split("-")[0].split(".")[0] not in own and not (target / e.name).exists()]
+    try:
+        for entry in entries:
+            if entry.is_dir():
+                shutil.copytree(entry, target / entry.name, copy_function=os.link, symlinks=True)
+            else:
+                os.link(entry, target / entry.name)
+    except OSError as e:
+        # Another file system (no hard links across it): a symbolic link per entry. Python
+        # names the modules by the links' paths, so nothing in the run names the checkout still.
+        print(f"hard links failed ({type(e).__name__}): symbolic links instead")
+        for entry in entries:
+            link = target / entry.name
+            if link.is_symlink() or link.is_file():
+                link.unlink()
+            elif link.is_dir():
+                shutil.rmtree(link)
+            link.symlink_to(entry)
 
 
 def build_hidden(qdbuild, env, work):
