@@ -16,6 +16,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@
 
 #include "build/watch_line.hpp"
 #include "build/watcher.hpp"
+#include "driver/cli_parse.hpp"
 #include "driver/commands.hpp"
 #include "driver/source_flags.hpp"
 #include "qdbuild/build.hpp"
@@ -260,11 +262,8 @@ ExitStatus cmd_build(int argc, char** argv) {
   app.add_flag("--watch", watch_mode,
                "keep running: rebuild what each saved change needs (one line, or one JSON "
                "object, per rebuild); Ctrl-C stops");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? ExitStatus::ok : ExitStatus::usage;
+  if (std::optional<ExitStatus> done = parse_command_line(app, argc, argv)) {
+    return *done;
   }
   for (const std::string& d : debug) {
     if (d == "explain") {

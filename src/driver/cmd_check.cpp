@@ -8,11 +8,13 @@
 // Exit status 1 when there is any error (or a path cannot be read), 0 otherwise; warnings and
 // notes do not fail the check. `--parse-only` (for the benchmark) stops after parsing.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "driver/cli_parse.hpp"
 #include "driver/commands.hpp"
 #include "driver/source_flags.hpp"
 #include "qdbuild/check.hpp"
@@ -39,11 +41,8 @@ ExitStatus cmd_check(int argc, char** argv) {
   app.add_flag("--parse-only", options.parse_only,
                "only read and parse the files (benchmark baseline)")
       ->group("");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? ExitStatus::ok : ExitStatus::usage;
+  if (std::optional<ExitStatus> done = parse_command_line(app, argc, argv)) {
+    return *done;
   }
   if (!qdbuild::parse_format(format_name, options.format)) {
     std::fprintf(stderr, "qdbuild: error: unknown format '%s' (text, json, sarif or github)\n",

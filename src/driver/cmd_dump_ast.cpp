@@ -3,10 +3,12 @@
 // rejects gives its first error as `FILE:LINE:COL: error: MESSAGE [QDnnn]` (LINE and COL as
 // CPython's SyntaxError lineno and offset) plus a code frame on stderr, and exit status 1.
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "driver/cli_parse.hpp"
 #include "driver/commands.hpp"
 #include "support/file_io.hpp"
 #include "syntax/ast_dump.hpp"
@@ -21,11 +23,8 @@ ExitStatus cmd_dump_ast(int argc, char** argv) {
                "qdbuild dump-ast");
   std::string path;
   app.add_option("FILE", path, "Python source file")->required();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? ExitStatus::ok : ExitStatus::usage;
+  if (std::optional<ExitStatus> done = parse_command_line(app, argc, argv)) {
+    return *done;
   }
 
   std::string bytes;

@@ -3,11 +3,13 @@
 // A client of qdbuild::explain (include/qdbuild/explain.hpp): prints its output on stdout and its
 // errors on stderr. Exit 1 when the kernel does not exist (with a did-you-mean) or has errors.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "driver/cli_parse.hpp"
 #include "driver/commands.hpp"
 #include "driver/source_flags.hpp"
 #include "qdbuild/explain.hpp"
@@ -28,11 +30,8 @@ ExitStatus cmd_explain(int argc, char** argv) {
   add_instances_flag(app, options.instance_files);
   add_target_flag(app, options.target, "cpu");
   app.add_flag("--json", options.json, "print machine-readable JSON");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? ExitStatus::ok : ExitStatus::usage;
+  if (std::optional<ExitStatus> done = parse_command_line(app, argc, argv)) {
+    return *done;
   }
   qdbuild::ExplainResult r = qdbuild::explain(options);
   for (const std::string& e : r.errors) {

@@ -16,6 +16,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "driver/cli_parse.hpp"
 #include "driver/commands.hpp"
 #include "support/file_io.hpp"
 
@@ -174,10 +176,8 @@ ExitStatus cmd_record(int argc, char** argv) {
       ->required();
   app.add_flag("--append", append, "merge the run into FILE instead of replacing it");
   app.prefix_command();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return static_cast<ExitStatus>(app.exit(e) == 0 ? 0 : 2);
+  if (std::optional<ExitStatus> done = parse_command_line(app, argc, argv)) {
+    return *done;
   }
   std::vector<std::string> command = app.remaining();
   if (!command.empty() && command.front() == "--") {

@@ -9,6 +9,7 @@
 // --json: a table on stdout, diagnostics with code frames on stderr. Exit status 1 when any file
 // had an error.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/paths.hpp"
+#include "driver/cli_parse.hpp"
 #include "driver/commands.hpp"
 #include "driver/source_flags.hpp"
 #include "sema/kernel_scan.hpp"
@@ -174,11 +176,8 @@ ExitStatus cmd_scan(int argc, char** argv) {
   app.add_option("PATH", paths, "files or directories to scan")->required();
   app.add_flag("--json", json, "print machine-readable JSON");
   add_jobs_flag(app, jobs);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? ExitStatus::ok : ExitStatus::usage;
+  if (std::optional<ExitStatus> done = parse_command_line(app, argc, argv)) {
+    return *done;
   }
 
   // The same files a build of these paths reads (the build directory and store left out).

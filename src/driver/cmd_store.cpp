@@ -7,12 +7,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "driver/cli_parse.hpp"
 #include "driver/commands.hpp"
 #include "qdbuild/build.hpp"
 #include "store/backend.hpp"
@@ -424,11 +426,8 @@ ExitStatus cmd_store(int argc, char** argv) {
   CLI::App* inspect = app.add_subcommand("inspect", "describe one object (header, checks)");
   inspect->add_option("ADDRESS", address, "SHA-256 address, or a unique prefix")->required();
   inspect->add_flag("--json", json, "print JSON");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? ExitStatus::ok : ExitStatus::usage;
+  if (std::optional<ExitStatus> done = parse_command_line(app, argc, argv)) {
+    return *done;
   }
   store::GcOptions gc_options;
   if (!size_text.empty()) {
