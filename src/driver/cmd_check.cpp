@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 
 #include "driver/cli_parse.hpp"
+#include "driver/command_output.hpp"
 #include "driver/commands.hpp"
 #include "driver/source_flags.hpp"
 #include "qdbuild/check.hpp"
@@ -50,12 +51,7 @@ ExitStatus cmd_check(int argc, char** argv) {
     return ExitStatus::usage;
   }
   qdbuild::CheckResult r = qdbuild::check(options);
-  for (const std::string& e : r.tool_errors) {
-    std::fprintf(stderr, "qdbuild: error: %s\n", e.c_str());
-  }
-  std::fwrite(r.output.data(), 1, r.output.size(), stdout);
-  std::fflush(stdout);
-  return static_cast<ExitStatus>(r.exit);
+  return print_result(r.tool_errors, r.output, r.exit);
 }
 
 }  // namespace qd::driver

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "driver/cli_parse.hpp"
+#include "driver/command_output.hpp"
 #include "driver/commands.hpp"
 #include "driver/source_flags.hpp"
 #include "qdbuild/explain.hpp"
@@ -34,12 +35,7 @@ ExitStatus cmd_explain(int argc, char** argv) {
     return *done;
   }
   qdbuild::ExplainResult r = qdbuild::explain(options);
-  for (const std::string& e : r.errors) {
-    std::fprintf(stderr, "qdbuild: error: %s\n", e.c_str());
-  }
-  std::fwrite(r.output.data(), 1, r.output.size(), stdout);
-  std::fflush(stdout);
-  return static_cast<ExitStatus>(r.exit);
+  return print_result(r.errors, r.output, r.exit);
 }
 
 }  // namespace qd::driver
