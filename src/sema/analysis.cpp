@@ -574,21 +574,55 @@ static std::string_view top_package(std::string_view module) {
 // the same top-level packages as the given files, and anything under the root of a given
 // top-level module (a script and its siblings). Never Quadrants itself (`quadrants.*`: qdbuild
 // knows the language; its recorded kernel files are given as files), nor what no root holds.
-static std::unique_ptr<Program>
-build_following_imports(SourceTree& tree, const AnalysisOptions& options, ParseCache* cache) {
-  std::vector<std::string> roots = split_roots(options.root);
-  std::set<std::string, std::less<>> tops;
-  std::vector<std::string> script_roots;
+struct FollowScope {
+  std::vector<std::string> roots;
+  std::set<std::string, std::less<>> tops;  // followed top-level packages, under any root
+  std::vector<std::string> script_roots;    // followed whole: a given top-level module's root
+};
+
+static FollowScope follow_scope(const SourceTree& tree, const std::string& root) {
+  FollowScope s;
+  s.roots = split_roots(root);
   for (const SourceEntry& e : tree.files) {
-    tops.insert(std::string(top_package(e.module)));
+    s.tops.insert(std::string(top_package(e.module)));
     if (e.module.find('.') == std::string::npos) {
       std::string rel = e.relative;
-      std::string root = e.path.size() > rel.size() ? e.path.substr(0, e.path.size() - rel.size())
-                                                    : std::string(".");
-      script_roots.push_back(root.empty() ? "/" : root);
+      std::string r = e.path.size() > rel.size() ? e.path.substr(0, e.path.size() - rel.size())
+                                                 : std::string(".");
+      s.script_roots.push_back(r.empty() ? "/" : r);
     }
   }
-  tops.erase("quadrants");
+  s.tops.erase("quadrants");
+  return s;
+}
+
+std::vector<std::string> follow_watch_paths(const std::vector<std::string>& paths,
+                                            const std::string& root) {
+  SourceTree tree = find_sources(paths, root);
+  FollowScope s = follow_scope(tree, root);
+  std::set<std::string> out(paths.begin(), paths.end());
+  for (const std::string& r : s.script_roots) {
+    out.insert(r);
+  }
+  for (const std::string& top : s.tops) {
+    for (const std::string& r : s.roots) {
+      std::error_code ec;
+      for (const std::string& candidate : {r + "/" + top, r + "/" + top + ".py"}) {
+        if (fs::exists(candidate, ec)) {
+          out.insert(candidate);
+        }
+      }
+    }
+  }
+  return {out.begin(), out.end()};
+}
+
+static std::unique_ptr<Program>
+build_following_imports(SourceTree& tree, const AnalysisOptions& options, ParseCache* cache) {
+  FollowScope scope = follow_scope(tree, options.root);
+  const std::vector<std::string>& roots = scope.roots;
+  const std::set<std::string, std::less<>>& tops = scope.tops;
+  const std::vector<std::string>& script_roots = scope.script_roots;
   std::set<std::string, std::less<>> have;
   for (const SourceEntry& e : tree.files) {
     have.insert(e.module);

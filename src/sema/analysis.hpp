@@ -84,6 +84,12 @@ struct Analysis {
 
 Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& options);
 
+// What an analysis with follow_imports can read, for a watcher: `paths`, the directory (or file)
+// of each followed top-level package under each root of `root`, and a given top-level module's
+// root directory (analysis.cpp build_following_imports follows exactly these).
+std::vector<std::string> follow_watch_paths(const std::vector<std::string>& paths,
+                                            const std::string& root);
+
 // The recorded-run files an analysis of `paths` reads: the config's instances-from, then
 // options.instance_files (a build stamps them with the sources: a new record rebuilds).
 std::vector<std::string> record_files(const std::vector<std::string>& paths,

@@ -140,14 +140,14 @@ DiagnosticFields diagnostic_fields(const Diagnostic& d, std::string_view path,
 
 std::string diagnostic_json(const Diagnostic& d, std::string_view path, const SourceFile* source,
                             std::string_view kernel) {
-  int32_t end_line = d.end_line > 0 ? d.end_line : d.line;
-  int32_t end_col = d.end_line > 0 ? d.end_col : d.col;
+  // The numbers from diagnostic_fields; the texts quoted from the raw bytes (\ufffd escapes).
+  DiagnosticFields f = diagnostic_fields(d, {}, source);
   std::string out = "{\"file\":" + json_quote(path);
-  out += ",\"line\":" + std::to_string(d.line);
-  out += ",\"col\":" + std::to_string(column_of(source, d.line, d.col));
-  out += ",\"end_line\":" + std::to_string(end_line);
-  out += ",\"end_col\":" + std::to_string(column_of(source, end_line, end_col));
-  out += ",\"severity\":" + json_quote(name_of(d.severity));
+  out += ",\"line\":" + std::to_string(f.line);
+  out += ",\"col\":" + std::to_string(f.col);
+  out += ",\"end_line\":" + std::to_string(f.end_line);
+  out += ",\"end_col\":" + std::to_string(f.end_col);
+  out += ",\"severity\":" + json_quote(f.severity);
   out += ",\"code\":" + json_quote(d.code);
   out += ",\"kernel\":" + (kernel.empty() ? std::string("null") : json_quote(kernel));
   out += ",\"message\":" + json_quote(d.message);
