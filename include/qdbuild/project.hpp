@@ -27,4 +27,9 @@ struct Project {
 // and each directory above it; the first found is the project.
 Project find_project(const std::string& start_dir = ".");
 
+// The store a build uses when --store is not given: $QDBUILD_STORE, else the project's `store`,
+// else build/qdstore in the project's directory (in the working directory without a project),
+// as the command line shows it. `qdbuild store` defaults to it too.
+std::string default_store(const Project& project);
+
 }  // namespace qdbuild

@@ -1,5 +1,6 @@
 // qdbuild::build, Builder, Reporter, TerminalReporter (include/qdbuild/build.hpp): the public face
-// of build::Builder (src/build/builder.hpp). A build::Status adapter turns the builder's events
+// of build::Builder (src/build/builder.hpp), which takes and fills the same data types
+// (qdbuild/build_types.hpp). A build::Status adapter turns the builder's events
 // into Reporter calls with public diagnostics, and collects every diagnostic for the result.
 #include "qdbuild/build.hpp"
 
@@ -37,14 +38,6 @@ struct TerminalReporter::Impl {
 
 namespace {
 
-qd::build::TaskEvent internal(const TaskEvent& t) {
-  return {t.kernel_id, t.instance, t.where, t.label};
-}
-
-TaskEvent public_event(const qd::build::TaskEvent& t) {
-  return {t.kernel_id, t.instance, t.where, t.label};
-}
-
 std::string text_of(const std::vector<Diagnostic>& list) {
   std::string out;
   for (const Diagnostic& d : list) {
@@ -59,10 +52,10 @@ TerminalReporter::TerminalReporter() : m_impl(std::make_unique<Impl>()) {}
 TerminalReporter::~TerminalReporter() = default;
 void TerminalReporter::planned(size_t tasks) { m_impl->printer.planned(tasks); }
 void TerminalReporter::compile_started(const TaskEvent& task) {
-  m_impl->printer.compile_started(internal(task));
+  m_impl->printer.compile_started(task);
 }
 void TerminalReporter::compile_finished(const TaskEvent& task, bool ok) {
-  m_impl->printer.compile_finished(internal(task), ok);
+  m_impl->printer.compile_finished(task, ok);
 }
 void TerminalReporter::diagnostics(const std::vector<Diagnostic>& list) {
   if (!list.empty()) {
@@ -95,14 +88,14 @@ public:
       m_r->planned(tasks);
     }
   }
-  void compile_started(const qd::build::TaskEvent& task) override {
+  void compile_started(const TaskEvent& task) override {
     if (m_r) {
-      m_r->compile_started(public_event(task));
+      m_r->compile_started(task);
     }
   }
-  void compile_finished(const qd::build::TaskEvent& task, bool ok) override {
+  void compile_finished(const TaskEvent& task, bool ok) override {
     if (m_r) {
-      m_r->compile_finished(public_event(task), ok);
+      m_r->compile_finished(task, ok);
     }
   }
   void diagnostics(const qd::sema::Analysis& a,
@@ -150,52 +143,11 @@ private:
   std::vector<Diagnostic> m_collected;
 };
 
-qd::build::BuildOptions internal_options(const ResolvedBuild& r, const std::string& target) {
-  qd::build::BuildOptions o;
-  o.paths = r.paths;
-  o.store_dir = r.store;
-  o.target = target;
-  o.jobs = r.options.jobs;
-  o.explain = r.options.explain;
-  o.stats = r.options.stats;
-  o.dump_ir = r.options.dump_ir;
-  o.root = r.options.root;
-  o.follow_imports = r.sources_from_records;
-  o.instance_files = r.options.instance_files;
-  o.exclude = r.exclude;
-  return o;
-}
-
-BuildResult public_result(const qd::build::BuildResult& r, const std::string& target,
-                          std::vector<Diagnostic> diagnostics) {
-  BuildResult out;
-  out.target = target;
-  out.noop = r.noop;
-  out.kernels = r.kernels;
-  out.instances = r.instances;
-  out.tasks = {r.tasks_total, r.tasks_compiled, r.tasks_reused, r.tasks_fetched};
-  out.modules_linked = r.modules_linked;
-  out.failed = r.failed;
-  out.skipped = r.skipped;
-  out.time_s = r.time_s;
-  out.diagnostics = std::move(diagnostics);
-  out.lowered = r.lowered;
-  out.lowered_tasks = r.lowered_tasks;
-  out.removed = r.removed;
-  out.errors = r.errors;
-  out.compile_ms = r.compile_ms;
-  out.input_error = r.input_error;
-  out.internal_error = r.internal_error;
-  out.summary = qd::build::summary_line(r);
-  return out;
-}
-
 }  // namespace
 
 struct Builder::Impl {
   Impl(const ResolvedBuild& r, const std::string& t, Reporter* reporter)
-      : target(t), adapter(reporter), builder(internal_options(r, t), adapter) {}
-  std::string target;
+      : adapter(reporter), builder(r, t, adapter) {}
   Adapter adapter;
   qd::build::Builder builder;
 };
@@ -205,8 +157,9 @@ Builder::Builder(const ResolvedBuild& resolved, const std::string& target, Repor
 Builder::~Builder() = default;
 
 BuildResult Builder::run(bool check_noop) {
-  qd::build::BuildResult r = m_impl->builder.run(check_noop);
-  return public_result(r, m_impl->target, m_impl->adapter.take());
+  BuildResult r = m_impl->builder.run(check_noop);
+  r.diagnostics = m_impl->adapter.take();
+  return r;
 }
 
 BuildReport build(const BuildOptions& options, Reporter* reporter) {

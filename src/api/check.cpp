@@ -41,18 +41,16 @@ std::string plural(size_t n, const char* word) {
 
 CheckResult check(const CheckOptions& options) {
   CheckResult out;
-  Project project;
-  if (options.paths.empty()) {
-    project = find_project(".");
-    if (!project.errors.empty()) {
-      out.diagnostics = project.errors;
-      for (const Diagnostic& d : project.errors) {
-        out.output += d.text;
-      }
-      out.errors = project.errors.size();
-      out.exit = Exit::input_error;
-      return out;
+  // Found once: it names the paths when none are given, and the directories a walk leaves out.
+  Project project = find_project(".");
+  if (options.paths.empty() && !project.errors.empty()) {
+    out.diagnostics = project.errors;
+    for (const Diagnostic& d : project.errors) {
+      out.output += d.text;
     }
+    out.errors = project.errors.size();
+    out.exit = Exit::input_error;
+    return out;
   }
   // The PATHs, else the project's, else the files the records name (one rule with build).
   qd::api::Sources sources =
@@ -72,7 +70,7 @@ CheckResult check(const CheckOptions& options) {
   ao.root = sources.root;
   ao.follow_imports = sources.from_records;
   ao.instance_files = options.instance_files;
-  ao.exclude = qd::api::project_excludes();
+  ao.exclude = qd::api::project_excludes(project);
   // Never destroyed: freeing every AST and report costs time and changes nothing.
   qd::sema::Analysis& a =
       *qd::support::never_freed(new qd::sema::Analysis(qd::sema::analyze(paths, ao)));

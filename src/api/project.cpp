@@ -46,6 +46,18 @@ Project find_project(const std::string& start_dir) {
   return p;
 }
 
+std::string default_store(const Project& project) {
+  const char* env = std::getenv("QDBUILD_STORE");
+  if (env != nullptr && *env != '\0') {
+    return env;
+  }
+  if (!project.store.empty()) {
+    return qd::api::display_path(project.store);
+  }
+  return project.config.empty() ? "build/qdstore"
+                                : qd::api::display_path(project.dir + "/build/qdstore");
+}
+
 ResolvedBuild resolve(const BuildOptions& options) {
   ResolvedBuild r;
   r.options = options;
@@ -73,17 +85,7 @@ ResolvedBuild resolve(const BuildOptions& options) {
   r.sources_from_records = sources.from_records;
   // Store: --store, else $QDBUILD_STORE, else the project's, else build/qdstore beside the
   // config (in the working directory without one).
-  std::string base = project.config.empty() ? std::string() : project.dir;
-  const char* env = std::getenv("QDBUILD_STORE");
-  if (!options.store.empty()) {
-    r.store = options.store;
-  } else if (env != nullptr && *env != '\0') {
-    r.store = env;
-  } else if (!project.store.empty()) {
-    r.store = qd::api::display_path(project.store);
-  } else {
-    r.store = base.empty() ? "build/qdstore" : qd::api::display_path(base + "/build/qdstore");
-  }
+  r.store = !options.store.empty() ? options.store : default_store(project);
   // Targets: --target, else the project's, else cpu.
   r.targets = !options.targets.empty()   ? options.targets
               : !project.targets.empty() ? project.targets
@@ -98,7 +100,7 @@ ResolvedBuild resolve(const BuildOptions& options) {
     }
   }
   // The build directory: never a source, never watched (the store is excluded by the build).
-  r.exclude.push_back(qd::api::display_path(base.empty() ? "build" : base + "/build"));
+  r.exclude.push_back(qd::api::build_dir(project));
   r.options.paths = r.paths;
   r.options.store = r.store;
   r.options.targets = r.targets;
@@ -109,15 +111,14 @@ ResolvedBuild resolve(const BuildOptions& options) {
 
 namespace qd::api {
 
-std::vector<std::string> project_excludes() {
-  qdbuild::BuildOptions o;
-  o.paths = {"."};  // not built: only the exclusions are wanted
-  qdbuild::ResolvedBuild r = qdbuild::resolve(o);
-  std::vector<std::string> out = r.exclude;
-  if (!r.store.empty()) {
-    out.push_back(r.store);
-  }
-  return out;
+std::string build_dir(const qdbuild::Project& project) {
+  return project.config.empty() ? "build" : display_path(project.dir + "/build");
 }
+
+std::vector<std::string> project_excludes(const qdbuild::Project& project) {
+  return {build_dir(project), qdbuild::default_store(project)};
+}
+
+std::vector<std::string> project_excludes() { return project_excludes(qdbuild::find_project(".")); }
 
 }  // namespace qd::api

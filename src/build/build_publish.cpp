@@ -129,8 +129,8 @@ void Run::publish_and_log() {
           codes.insert(*task.code);
         }
       }
-      m_r.tasks_total += codes.size();
-      m_r.tasks_reused += codes.size();
+      m_r.tasks.total += codes.size();
+      m_r.tasks.reused += codes.size();
       if (!module_changed) {
         continue;
       }
@@ -173,12 +173,12 @@ void Run::publish_and_log() {
     // Counted per unit (one per task when split): compiled when this build compiled it, the
     // first time it appears; else reused.
     for (const std::string& key : w.unit_keys) {
-      ++m_r.tasks_total;
+      ++m_r.tasks.total;
       if (m_job_of.count(key) != 0 && compiled.insert(key).second) {
-        ++m_r.tasks_compiled;
+        ++m_r.tasks.compiled;
       } else {
-        ++m_r.tasks_reused;
-        m_r.tasks_fetched += m_fetched.count(key);
+        ++m_r.tasks.reused;
+        m_r.tasks.fetched += m_fetched.count(key);
       }
     }
     e.record.module = w.module_object;

@@ -29,13 +29,15 @@ namespace qd::build {
 // What a Builder keeps between runs (watch mode): the compiler identity, the build log as last
 // written, the store handles, the parse cache, the objects it compiled or read (link inputs).
 struct Builder::Session {
-  explicit Session(BuildOptions o, Status& s) : options(std::move(o)), status(s) {}
+  Session(const ResolvedBuild& r, const std::string& t, Status& s)
+      : resolved(r), target_name(t), status(s) {}
   ~Session() {
     // Never destroyed: freeing every AST at exit costs time and changes nothing.
     support::never_freed(analysis.release());
   }
 
-  BuildOptions options;
+  ResolvedBuild resolved;   // what to build (qdbuild::resolve)
+  std::string target_name;  // one of resolved.targets
   Status& status;
   bool ready = false;       // compiler identity, config and owner keys computed
   bool log_loaded = false;  // `log` holds the log file (as this process last wrote it)
@@ -142,9 +144,9 @@ std::string join(const std::vector<std::string>& v, const char* sep);
 class Run {
 public:
   explicit Run(Builder::Session& s)
-      : m_s(s), m_o(s.options), m_status(s.status), m_target(s.target), m_toolchain(s.toolchain),
-        m_compiler(s.compiler), m_config(s.config), m_log(s.log), m_log_path(s.log_path),
-        m_store(s.store), m_cache(s.cache), m_fresh_objects(s.objects),
+      : m_s(s), m_o(s.resolved.options), m_status(s.status), m_target(s.target),
+        m_toolchain(s.toolchain), m_compiler(s.compiler), m_config(s.config), m_log(s.log),
+        m_log_path(s.log_path), m_store(s.store), m_cache(s.cache), m_fresh_objects(s.objects),
         m_status_mutex(s.status_mutex) {}
 
   BuildResult run(bool check_noop);
@@ -187,7 +189,7 @@ private:
   }
 
   Builder::Session& m_s;
-  const BuildOptions& m_o;
+  const qdbuild::BuildOptions& m_o;  // resolved: paths, store, root filled in
   Status& m_status;
   BuildResult m_r;
   Metrics m_metrics;

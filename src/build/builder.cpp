@@ -30,20 +30,22 @@ std::string compiler_identity(const std::string& toolchain) {
 }
 
 // The no-op record's key: what was built, from where, by which compiler.
-std::string config_key(const BuildOptions& o, const std::string& compiler) {
+std::string config_key(const ResolvedBuild& r, const std::string& target,
+                       const std::string& compiler) {
+  const qdbuild::BuildOptions& o = r.options;
   std::error_code ec;
   std::string key = "qdbuild-build-config-1\ncwd " + fs::current_path(ec).string() + "\n";
   for (const std::string& p : o.paths) {
     key += "path " + p + "\n";
   }
-  key += "target " + o.target + "\ncompiler " + compiler + "\n";
+  key += "target " + target + "\ncompiler " + compiler + "\n";
   if (!o.root.empty()) {
     key += "root " + o.root + "\n";
   }
   for (const std::string& f : o.instance_files) {
     key += "instances " + f + "\n";
   }
-  for (const std::string& d : o.exclude) {
+  for (const std::string& d : r.exclude) {
     key += "exclude " + d + "\n";
   }
   return sema::sha256_hex(key);
@@ -51,13 +53,13 @@ std::string config_key(const BuildOptions& o, const std::string& compiler) {
 
 // Who owns the entries a build publishes: the working directory, the paths and the target (not
 // the compiler: a new qdbuild still owns what the old one published).
-std::string owner_key(const BuildOptions& o) {
+std::string owner_key(const qdbuild::BuildOptions& o, const std::string& target) {
   std::error_code ec;
   std::string key = "qdbuild-build-owner-1\ncwd " + fs::current_path(ec).string() + "\n";
   for (const std::string& p : o.paths) {
     key += "path " + p + "\n";
   }
-  key += "target " + o.target + "\n";
+  key += "target " + target + "\n";
   return sema::sha256_hex(key);
 }
 
@@ -93,15 +95,15 @@ bool Run::try_noop(const std::string* log_text) {
     return false;
   }
   std::string why;
-  if (m_o.follow_imports) {
+  if (m_s.resolved.sources_from_records) {
     if (m_o.explain) {
       m_status.info("qdbuild explain: the sources come from the records: analysing them again");
     }
     return false;
   }
-  store::LocalStore probe(m_o.store_dir);
+  store::LocalStore probe(m_o.store);
   if (stamp_up_to_date(*logged, m_o.paths, probe.index_path(), why, record_files(),
-                       excluded_dirs(m_o))) {
+                       excluded_dirs(m_s.resolved))) {
     return true;
   }
   if (m_o.explain) {
@@ -113,17 +115,17 @@ bool Run::try_noop(const std::string* log_text) {
 BuildResult Run::run(bool check_noop) {
   if (!m_s.ready) {
     Timer t(m_metrics, "compiler identity");
-    m_log_path = m_o.store_dir + "/build.log";
+    m_log_path = m_o.store + "/build.log";
     std::string error;
-    if (!BuildTarget::parse(m_o.target, m_target, error)) {
+    if (!BuildTarget::parse(m_s.target_name, m_target, error)) {
       m_status.error(error);
       m_r.input_error = true;
       return m_r;
     }
     m_toolchain = m_target.toolchain();
     m_compiler = compiler_identity(m_toolchain);
-    m_config = config_key(m_o, m_compiler);
-    m_s.owner = owner_key(m_o);
+    m_config = config_key(m_s.resolved, m_s.target_name, m_compiler);
+    m_s.owner = owner_key(m_o, m_s.target_name);
     m_s.ready = true;
   }
   if (!m_s.log_loaded) {
@@ -147,19 +149,19 @@ BuildResult Run::run(bool check_noop) {
   }
   {
     Timer t(m_metrics, "stamp inputs");
-    m_stamp = take_stamp(m_o.paths, true, record_files(), excluded_dirs(m_o));
+    m_stamp = take_stamp(m_o.paths, true, record_files(), excluded_dirs(m_s.resolved));
   }
   {
     Timer t(m_metrics, "analyze");
     sema::AnalysisOptions ao;
     ao.jobs = m_o.jobs;
-    ao.target = m_o.target;
+    ao.target = m_s.target_name;
     ao.keys = true;
     ao.parse_cache = &m_s.parse_cache;
     ao.root = m_o.root;
-    ao.follow_imports = m_o.follow_imports;
+    ao.follow_imports = m_s.resolved.sources_from_records;
     ao.instance_files = m_o.instance_files;
-    ao.exclude = excluded_dirs(m_o);
+    ao.exclude = excluded_dirs(m_s.resolved);
     m_s.analysis = std::make_unique<sema::Analysis>(sema::analyze(m_o.paths, ao));
     m_a = m_s.analysis.get();
     m_target.gpu.fast_math = m_a->config.fast_math;  // part of every CUDA task key
@@ -177,7 +179,7 @@ BuildResult Run::run(bool check_noop) {
   classify_diagnostics();
 
   if (!m_store) {
-    m_store = std::make_unique<store::LocalStore>(m_o.store_dir);
+    m_store = std::make_unique<store::LocalStore>(m_o.store);
     // A build writes many objects and task records: one syncfs before its index update instead
     // of two fsyncs each (the index is the commit point; store/local_store.hpp).
     m_store->set_deferred_sync(true);
@@ -230,29 +232,25 @@ std::string plural(size_t n, const char* one, const char* many) {
 
 }  // namespace
 
-Builder::Builder(BuildOptions options, Status& status)
-    : m_s(std::make_unique<Session>(std::move(options), status)) {}
+Builder::Builder(const ResolvedBuild& resolved, const std::string& target, Status& status)
+    : m_s(std::make_unique<Session>(resolved, target, status)) {}
 
 Builder::~Builder() = default;
 
-const BuildOptions& Builder::options() const { return m_s->options; }
-
 BuildResult Builder::run(bool check_noop) {
   detail::Run r(*m_s);
-  return r.run(check_noop);
-}
-
-std::vector<std::string> excluded_dirs(const BuildOptions& options) {
-  std::vector<std::string> out = options.exclude;
-  if (!options.store_dir.empty()) {
-    out.push_back(options.store_dir);
-  }
+  BuildResult out = r.run(check_noop);
+  out.target = m_s->target_name;
+  out.summary = summary_line(out);
   return out;
 }
 
-BuildResult run_build(const BuildOptions& options, Status& status) {
-  Builder b(options, status);
-  return b.run();
+std::vector<std::string> excluded_dirs(const ResolvedBuild& resolved) {
+  std::vector<std::string> out = resolved.exclude;
+  if (!resolved.store.empty()) {
+    out.push_back(resolved.store);
+  }
+  return out;
 }
 
 std::string summary_line(const BuildResult& r) {
@@ -266,8 +264,8 @@ std::string summary_line(const BuildResult& r) {
   std::snprintf(time, sizeof time, "%.2fs", r.time_s);
   return "qdbuild: built " + plural(r.kernels, "kernel", "kernels") + " (" +
          plural(r.instances, "instance", "instances") +
-         "): " + plural(r.tasks_compiled, "task", "tasks") + " compiled, " +
-         std::to_string(r.tasks_reused) + " reused, " +
+         "): " + plural(r.tasks.compiled, "task", "tasks") + " compiled, " +
+         std::to_string(r.tasks.reused) + " reused, " +
          plural(r.modules_linked, "module", "modules") + " linked in " + time;
 }
 

@@ -24,56 +24,25 @@
 #include <vector>
 
 #include "build/status.hpp"
+#include "qdbuild/build_types.hpp"
 
 namespace qd::build {
 
-struct BuildOptions {
-  std::vector<std::string> paths;
-  std::string store_dir;
-  std::string target = "cpu";
-  unsigned jobs = 0;                        // 0: all cores
-  bool explain = false;                     // -d explain
-  bool stats = false;                       // -d stats
-  bool dump_ir = false;                     // --dump-ir
-  std::string root;                         // --root: the source root module names are relative to
-  std::vector<std::string> instance_files;  // --instances: recorded runs (docs/record.md)
-  // The paths are a record's module files: load what they import from the roots
-  // (sema::AnalysisOptions::follow_imports). Such a build analyses every time: its no-op stamp
-  // would not cover the files it followed.
-  bool follow_imports = false;
-  // Directories the source walk and the watcher leave out (sema::SourceFilter) besides the
-  // store, which is always left out: the project's build directory.
-  std::vector<std::string> exclude;
-};
+// The data types are the embedding API's (include/qdbuild/build_types.hpp): a Builder builds one
+// target of a resolved build and fills in its result (all but `diagnostics`, which the API's
+// Status adapter turns into public ones).
+using qdbuild::BuildResult;
+using qdbuild::ResolvedBuild;
 
-// options.exclude plus the store directory.
-std::vector<std::string> excluded_dirs(const BuildOptions& options);
-
-struct BuildResult {
-  bool noop = false;
-  size_t kernels = 0;    // kernels with every buildable instance built or reused
-  size_t instances = 0;  // instances built or reused
-  size_t tasks_total = 0;
-  size_t tasks_compiled = 0;
-  size_t tasks_reused = 0;
-  size_t tasks_fetched = 0;  // of the reused: fetched from the remote cache by this run
-  size_t modules_linked = 0;
-  std::vector<std::string> failed;   // kernel ids, sorted
-  std::vector<std::string> skipped;  // kernels without a buildable instance
-  double time_s = 0;
-  bool input_error = false;     // a path that cannot be read, a file or config error (exit 1)
-  bool internal_error = false;  // store I/O, a task or module the backend rejected (exit 3)
-  // What this run did (the --watch line and events):
-  std::vector<std::string> lowered;  // kernel ids with an instance lowered, sorted
-  size_t lowered_tasks = 0;          // units of the lowered instances that built
-  std::vector<std::string> removed;  // kernel ids whose entries left the index, sorted
-  size_t errors = 0;                 // error diagnostics of files and config, tool errors
-  double compile_ms = 0;             // compile time summed over the units compiled
-};
+// resolved.exclude plus the store directory: what the source walk and the watcher leave out.
+std::vector<std::string> excluded_dirs(const ResolvedBuild& resolved);
 
 class Builder {
 public:
-  Builder(BuildOptions options, Status& status);
+  // `target`: one of resolved.targets. A build from the records' sources
+  // (resolved.sources_from_records) analyses every time: its no-op stamp would not cover the
+  // files it followed.
+  Builder(const ResolvedBuild& resolved, const std::string& target, Status& status);
   ~Builder();
   Builder(const Builder&) = delete;
   Builder& operator=(const Builder&) = delete;
@@ -81,16 +50,12 @@ public:
   // One build. `check_noop`: say "no work to do" when the inputs stamp is unchanged (the first
   // run of a one-shot build); a watcher that saw a change passes false.
   BuildResult run(bool check_noop = true);
-  const BuildOptions& options() const;
 
   struct Session;  // builder.cpp
 
 private:
   std::unique_ptr<Session> m_s;
 };
-
-// A one-shot build: Builder(options, status).run().
-BuildResult run_build(const BuildOptions& options, Status& status);
 
 // The one-line summary: "qdbuild: built 5 kernels (6 instances): 12 tasks compiled, 30 reused,
 // 1 module linked in 1.23s", "qdbuild: no work to do." or "qdbuild: build stopped: 2 kernels

@@ -7,16 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "qdbuild/build_types.hpp"
 #include "sema/analysis.hpp"
 
 namespace qd::build {
 
-struct TaskEvent {
-  std::string kernel_id;
-  std::string instance;
-  std::string where;  // "examples/heat.py:step#2" (source path : qualname # task number)
-  std::string label;  // "for i in range(n)"
-};
+using qdbuild::TaskEvent;  // include/qdbuild/build_types.hpp
 
 class Status {
 public:

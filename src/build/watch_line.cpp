@@ -45,7 +45,7 @@ std::string watch_line(const WatchBatch& batch, const BuildResult& r) {
     } else {
       kernels = count(built.size(), "kernel", "kernels");
     }
-    parts.push_back(kernels + " " + std::to_string(r.tasks_compiled) + "/" +
+    parts.push_back(kernels + " " + std::to_string(r.tasks.compiled) + "/" +
                     std::to_string(r.lowered_tasks) + " tasks rebuilt");
   }
   if (!r.removed.empty()) {

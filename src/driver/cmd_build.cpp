@@ -9,9 +9,9 @@
 // status: 0 built (or nothing to do); 1 a kernel failed or the input has errors; 2 usage; 3
 // environment or internal failure (store I/O, code the backend rejected).
 //
-// --watch (docs/build.md "Watch mode"; `qdbuild --watch` is the same): a qdbuild::Builder runs
-// again after each batch of source changes (build/watcher.hpp); one line per rebuild
-// (build/watch_line.hpp), or with --json one JSON object per line per build. SIGINT / SIGTERM
+// --watch (docs/build.md "Watch mode"; `qdbuild --watch` is the same): a qdbuild::Watch
+// (include/qdbuild/watch.hpp) builds again after each batch of source changes; one line per
+// rebuild, or with --json one JSON object per line per build. SIGINT / SIGTERM
 // stop it between builds: exit 0.
 #include <csignal>
 #include <cstdio>
@@ -26,13 +26,11 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "build/watch_line.hpp"
-#include "build/watcher.hpp"
 #include "driver/cli_parse.hpp"
 #include "driver/commands.hpp"
 #include "driver/source_flags.hpp"
 #include "qdbuild/build.hpp"
-#include "sema/analysis.hpp"
+#include "qdbuild/watch.hpp"
 
 namespace qd::driver {
 
@@ -95,35 +93,12 @@ Json to_json(const qdbuild::BuildResult& r) {
   return j;
 }
 
-// The internal result watch_line() reads (the line per rebuild).
-build::BuildResult internal_result(const qdbuild::BuildResult& r) {
-  build::BuildResult out;
-  out.noop = r.noop;
-  out.kernels = r.kernels;
-  out.instances = r.instances;
-  out.tasks_total = r.tasks.total;
-  out.tasks_compiled = r.tasks.compiled;
-  out.tasks_reused = r.tasks.reused;
-  out.modules_linked = r.modules_linked;
-  out.failed = r.failed;
-  out.skipped = r.skipped;
-  out.time_s = r.time_s;
-  out.input_error = r.input_error;
-  out.internal_error = r.internal_error;
-  out.lowered = r.lowered;
-  out.removed = r.removed;
-  out.errors = r.errors;
-  out.compile_ms = r.compile_ms;
-  // lowered_tasks: the units of the lowered instances (watch_line's "1/5 tasks rebuilt").
-  out.lowered_tasks = r.lowered_tasks;
-  return out;
-}
-
-Json event_json(const char* event, const build::WatchBatch& batch, const qdbuild::BuildResult& r) {
+Json event_json(const qdbuild::WatchEvent& e) {
+  const qdbuild::BuildResult& r = e.result;
   Json j;
-  j["event"] = event;
-  j["changed"] = batch.changed;
-  j["deleted"] = batch.deleted;
+  j["event"] = e.first ? "build" : "rebuild";
+  j["changed"] = e.changed;
+  j["deleted"] = e.deleted;
   Json counts = to_json(r);
   for (auto& [k, v] : counts.items()) {
     j[k] = std::move(v);
@@ -142,7 +117,8 @@ void print_json(const Json& j) {
   std::fflush(stdout);
 }
 
-// The watch loop: the first build, then one build per batch of changes, until a signal.
+// The watch loop (qdbuild::Watch): the first build, then one build per batch of changes, until
+// a signal.
 ExitStatus watch(const qdbuild::ResolvedBuild& resolved, bool json) {
   // Signals wait for the loop (never in the middle of a publish): blocked in every thread (the
   // build's threads inherit the mask), read through a signalfd.
@@ -153,60 +129,38 @@ ExitStatus watch(const qdbuild::ResolvedBuild& resolved, bool json) {
   sigaddset(&stop, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   int stop_fd = ::signalfd(-1, &stop, SFD_CLOEXEC);
-  // Watches first, so edits made during the first build are seen.
-  // Recorded runs (--instances, instances-from) are inputs too: a new record rebuilds.
-  build::Watcher watcher;
-  std::string error;
-  std::vector<std::string> watched =
-      resolved.sources_from_records
-          ? sema::follow_watch_paths(resolved.paths, resolved.options.root)  // what it follows
-          : resolved.paths;
-  sema::AnalysisOptions records;
-  records.instance_files = resolved.options.instance_files;
-  for (std::string& f : sema::record_files(resolved.paths, records)) {
-    watched.push_back(std::move(f));
-  }
-  // Neither the store nor the build directory is watched (sema::SourceFilter).
-  std::vector<std::string> excluded = resolved.exclude;
-  excluded.push_back(resolved.store);
-  if (!watcher.start(watched, error, excluded)) {
-    std::fprintf(stderr, "qdbuild: error: %s\n", error.c_str());
-    return ExitStatus::internal;
-  }
   JsonReporter json_reporter;
   qdbuild::TerminalReporter printer;
   qdbuild::Reporter* reporter = json ? static_cast<qdbuild::Reporter*>(&json_reporter) : &printer;
-  qdbuild::Builder builder(resolved, resolved.targets.front(), reporter);
-  qdbuild::BuildResult r = builder.run(true);
-  if (json) {
-    print_json(event_json("build", {}, r));
-  } else {
-    printer.finish(r.summary);
+  qdbuild::Watch w(resolved, reporter);
+  std::string error;
+  // Watches first, so edits made during the first build are seen.
+  if (!w.start(error)) {
+    std::fprintf(stderr, "qdbuild: error: %s\n", error.c_str());
+    ::close(stop_fd);
+    return ExitStatus::internal;
   }
-  std::fprintf(stderr, "qdbuild: watching %zu directories for changes (Ctrl-C to stop)\n",
-               watcher.watch_count());
-  while (true) {
-    build::WatchBatch batch;
-    build::Watcher::Wait w = watcher.wait(batch, stop_fd, error);
-    if (w == build::Watcher::Wait::stopped) {
-      break;
-    }
-    if (w == build::Watcher::Wait::error) {
-      std::fprintf(stderr, "qdbuild: error: %s\n", error.c_str());
-      ::close(stop_fd);
-      return ExitStatus::internal;
-    }
-    r = builder.run(false);
+  qdbuild::WatchEvent e;
+  qdbuild::Watch::Next next;
+  while ((next = w.next(e, stop_fd, error)) == qdbuild::Watch::Next::built) {
     if (json) {
-      print_json(event_json("rebuild", batch, r));
+      print_json(event_json(e));
     } else {
-      printer.finish(build::watch_line(batch, internal_result(r)));
+      printer.finish(e.line);
     }
+    if (e.first) {
+      std::fprintf(stderr, "qdbuild: watching %zu directories for changes (Ctrl-C to stop)\n",
+                   w.watch_count());
+    }
+  }
+  ::close(stop_fd);
+  if (next == qdbuild::Watch::Next::error) {
+    std::fprintf(stderr, "qdbuild: error: %s\n", error.c_str());
+    return ExitStatus::internal;
   }
   if (!json) {
     printer.finish("qdbuild: stopped watching.");
   }
-  ::close(stop_fd);
   return ExitStatus::ok;
 }
 

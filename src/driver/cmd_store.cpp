@@ -16,7 +16,7 @@
 
 #include "driver/cli_parse.hpp"
 #include "driver/commands.hpp"
-#include "qdbuild/build.hpp"
+#include "qdbuild/project.hpp"
 #include "store/backend.hpp"
 #include "store/gc.hpp"
 #include "store/local_store.hpp"
@@ -27,15 +27,10 @@
 namespace qd::driver {
 
 std::string default_store() {
-  // As qdbuild build resolves it (include/qdbuild/build.hpp): $QDBUILD_STORE, else the project's.
-  qdbuild::BuildOptions o;
-  o.paths = {"."};  // only the store is wanted: no "no PATH" error
-  qdbuild::ResolvedBuild r = qdbuild::resolve(o);
-  if (r.exit == qdbuild::Exit::ok) {
-    return r.store;
-  }
-  const char* env = std::getenv("QDBUILD_STORE");
-  return env != nullptr && *env != '\0' ? env : "build/qdstore";
+  // As qdbuild build resolves it (qdbuild::default_store). A project whose config has errors
+  // counts as none here: `qdbuild store` reports no config problems.
+  qdbuild::Project p = qdbuild::find_project(".");
+  return qdbuild::default_store(p.errors.empty() ? p : qdbuild::Project());
 }
 
 namespace {
