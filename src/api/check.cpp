@@ -41,36 +41,35 @@ std::string plural(size_t n, const char* word) {
 
 CheckResult check(const CheckOptions& options) {
   CheckResult out;
-  // Found once: it names the paths when none are given, and the directories a walk leaves out.
-  Project project = find_project(".");
-  if (options.paths.empty() && !project.errors.empty()) {
-    out.diagnostics = project.errors;
-    for (const Diagnostic& d : project.errors) {
-      out.output += d.text;
-    }
-    out.errors = project.errors.size();
-    out.exit = Exit::input_error;
+  // The project is found once: it names the paths when none are given, and the directories a
+  // walk leaves out. The PATHs, else the project's, else the records' files (one rule with build).
+  qd::api::Selection sel = qd::api::select_sources(
+      options.paths, options.root, options.instance_files, true, options.paths.empty());
+  for (const Diagnostic& d : sel.config_errors) {
+    out.diagnostics.push_back(d);
+    out.output += d.text;
+    ++out.errors;
+  }
+  if (!sel.error.empty()) {
+    out.tool_errors.push_back(sel.error);
+  }
+  if (sel.exit != Exit::ok) {
+    out.exit = sel.exit;
     return out;
   }
-  // The PATHs, else the project's, else the files the records name (one rule with build).
-  qd::api::Sources sources =
-      qd::api::resolve_sources(options.paths, options.root, options.instance_files, project);
-  if (sources.exit != Exit::ok) {
-    out.tool_errors.push_back(sources.error);
-    out.exit = sources.exit;
-    return out;
-  }
+  const qd::api::Sources& sources = sel.sources;
   const std::vector<std::string>& paths = sources.paths;
-  qd::sema::AnalysisOptions ao;
-  ao.jobs = options.jobs;
-  ao.target = options.target;
-  ao.print_non_pure = options.print_non_pure;
-  ao.keys = options.keys;
-  ao.parse_only = options.parse_only;
-  ao.root = sources.root;
-  ao.follow_imports = sources.from_records;
-  ao.instance_files = options.instance_files;
-  ao.exclude = qd::api::project_excludes(project);
+  qd::sema::AnalysisOptions ao{.jobs = options.jobs,
+                               .target = options.target,
+                               .parse_only = options.parse_only,
+                               .print_non_pure = options.print_non_pure,
+                               .keys = options.keys,
+                               .config_dir = "",
+                               .root = sources.root,
+                               .follow_imports = sources.from_records,
+                               .instance_files = options.instance_files,
+                               .exclude = qd::api::project_excludes(sel.project),
+                               .parse_cache = nullptr};
   // Never destroyed: freeing every AST and report costs time and changes nothing.
   qd::sema::Analysis& a =
       *qd::support::never_freed(new qd::sema::Analysis(qd::sema::analyze(paths, ao)));

@@ -61,25 +61,22 @@ std::string default_store(const Project& project) {
 ResolvedBuild resolve(const BuildOptions& options) {
   ResolvedBuild r;
   r.options = options;
-  Project project;
-  if (options.use_project) {
-    project = find_project(".");
-  }
+  // The project (found once), then the paths: the command line, else the project's, else the
+  // records' files.
+  qd::api::Selection sel = qd::api::select_sources(
+      options.paths, options.root, options.instance_files, options.use_project,
+      options.paths.empty() || options.store.empty() || options.targets.empty());
+  const Project& project = sel.project;
   r.config = project.config;
-  if (!project.errors.empty() &&
-      (options.paths.empty() || options.store.empty() || options.targets.empty())) {
-    r.config_errors = project.errors;
-    r.exit = Exit::input_error;
+  r.config_errors = sel.config_errors;
+  if (!sel.error.empty()) {
+    r.errors.push_back(sel.error);
+  }
+  if (sel.exit != Exit::ok) {
+    r.exit = sel.exit;
     return r;
   }
-  // Paths: the command line, else the project's, else the records' files.
-  qd::api::Sources sources =
-      qd::api::resolve_sources(options.paths, options.root, options.instance_files, project);
-  if (sources.exit != Exit::ok) {
-    r.errors.push_back(sources.error);
-    r.exit = sources.exit;
-    return r;
-  }
+  const qd::api::Sources& sources = sel.sources;
   r.paths = sources.paths;
   r.options.root = sources.root;
   r.sources_from_records = sources.from_records;

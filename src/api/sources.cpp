@@ -73,4 +73,22 @@ Sources resolve_sources(const std::vector<std::string>& paths, const std::string
   return out;
 }
 
+Selection select_sources(const std::vector<std::string>& paths, const std::string& root,
+                         const std::vector<std::string>& instance_files, bool use_project,
+                         bool needs_project) {
+  Selection out;
+  if (use_project) {
+    out.project = qdbuild::find_project(".");
+  }
+  if (needs_project && !out.project.errors.empty()) {
+    out.config_errors = out.project.errors;
+    out.exit = Exit::input_error;
+    return out;
+  }
+  out.sources = resolve_sources(paths, root, instance_files, out.project);
+  out.exit = out.sources.exit;
+  out.error = out.sources.error;
+  return out;
+}
+
 }  // namespace qd::api

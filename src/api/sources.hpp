@@ -26,4 +26,19 @@ Sources resolve_sources(const std::vector<std::string>& paths, const std::string
                         const std::vector<std::string>& instance_files,
                         const qdbuild::Project& project);
 
+// The project and the sources of one command, the project found once (build, check).
+struct Selection {
+  qdbuild::Exit exit = qdbuild::Exit::ok;
+  std::vector<qdbuild::Diagnostic> config_errors;  // the project's QD112 errors (input_error)
+  std::string error;                               // why no sources (usage or input_error)
+  qdbuild::Project project;                        // config "" when none (or not looked up)
+  Sources sources;
+};
+
+// find_project(".") unless `use_project` is false; its errors stop the command when
+// `needs_project` (something it would give is missing); then resolve_sources.
+Selection select_sources(const std::vector<std::string>& paths, const std::string& root,
+                         const std::vector<std::string>& instance_files, bool use_project,
+                         bool needs_project);
+
 }  // namespace qd::api

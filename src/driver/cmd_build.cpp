@@ -176,11 +176,8 @@ ExitStatus cmd_build(int argc, char** argv) {
   std::vector<std::string> debug;
   bool json = false;
   bool watch_mode = false;
-  add_paths_flag(app, options.paths, "build",
-                 "`paths` of the project's [tool.qdbuild], else the directory holding its "
-                 "config; without a project, the files the --instances records name");
-  add_root_flag(app, options.root, "each directory given; the records' roots for their files");
-  add_instances_flag(app, options.instance_files);
+  add_source_flags(app, options.paths, options.root, options.instance_files, "build",
+                   WithoutPath::project);
   app.add_option("--store", options.store,
                  "the store directory (default: $QDBUILD_STORE, else the project's `store`, else "
                  "build/qdstore beside the project's config or in the working directory)");

@@ -28,9 +28,8 @@ ExitStatus cmd_check(int argc, char** argv) {
                "qdbuild check");
   qdbuild::CheckOptions options;
   std::string format_name = "text";
-  add_paths_flag(app, options.paths, "check", "the project's `paths` in [tool.qdbuild]");
-  add_root_flag(app, options.root, "each directory given");
-  add_instances_flag(app, options.instance_files);
+  add_source_flags(app, options.paths, options.root, options.instance_files, "check",
+                   WithoutPath::project);
   app.add_option("--format", format_name, "text, json, sarif or github (default text)");
   app.add_flag("--print-non-pure", options.print_non_pure,
                "list the kernels not marked fastcache=True (notes, QD115)");

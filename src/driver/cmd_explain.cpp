@@ -26,9 +26,8 @@ ExitStatus cmd_explain(int argc, char** argv) {
   app.add_option("ID", options.id,
                  "the kernel, module:qualname (e.g. physics:step, solver:Solver.run)")
       ->required();
-  add_paths_flag(app, options.paths, "analyse", "the whole root");
-  add_root_flag(app, options.root, ". without PATH, else each directory given");
-  add_instances_flag(app, options.instance_files);
+  add_source_flags(app, options.paths, options.root, options.instance_files, "analyse",
+                   WithoutPath::root);
   add_target_flag(app, options.target, "cpu");
   app.add_flag("--json", options.json, "print machine-readable JSON");
   if (std::optional<ExitStatus> done = parse_command_line(app, argc, argv)) {

@@ -2,20 +2,25 @@
 
 namespace qd::driver {
 
-void add_paths_flag(CLI::App& app, std::vector<std::string>& paths, const std::string& verb,
-                    const std::string& fallback) {
-  app.add_option("PATH", paths, "files or directories to " + verb + " (default: " + fallback + ")");
-}
-
-void add_root_flag(CLI::App& app, std::string& root, const std::string& fallback) {
+void add_source_flags(CLI::App& app, std::vector<std::string>& paths, std::string& root,
+                      std::vector<std::string>& instance_files, const std::string& verb,
+                      WithoutPath without) {
+  bool project = without == WithoutPath::project;
+  app.add_option("PATH", paths,
+                 "files or directories to " + verb + " (default: " +
+                     (project ? "`paths` of the project's [tool.qdbuild], else the directory "
+                                "holding its config; without a project, the files the "
+                                "--instances records name"
+                              : "the whole --root") +
+                     ")");
   app.add_option("--root", root,
                  "the source root kernel ids are relative to, or several separated by ':' "
                  "(default: " +
-                     fallback + "; --root SITE SITE/genesis names the modules genesis.*)");
-}
-
-void add_instances_flag(CLI::App& app, std::vector<std::string>& files) {
-  app.add_option("--instances", files,
+                     std::string(project ? "each directory given; the records' roots for their "
+                                           "files"
+                                         : ". without PATH, else each directory given") +
+                     "; --root SITE SITE/genesis names the modules genesis.*)");
+  app.add_option("--instances", instance_files,
                  "a recorded run (qdbuild record): instances and run-time values (repeatable)");
 }
 

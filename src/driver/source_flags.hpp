@@ -10,13 +10,15 @@
 
 namespace qd::driver {
 
-// PATH...: `verb` is what is done to them ("build"); `fallback` what an empty list means.
-void add_paths_flag(CLI::App& app, std::vector<std::string>& paths, const std::string& verb,
-                    const std::string& fallback);
-// --root DIR[:DIR...]; `fallback`: the root without it.
-void add_root_flag(CLI::App& app, std::string& root, const std::string& fallback);
-// --instances FILE (repeatable): recorded runs.
-void add_instances_flag(CLI::App& app, std::vector<std::string>& files);
+// What a command reads without a PATH: build and check the project's paths, else the files the
+// records name (qdbuild::resolve, docs/build.md "Project configuration"); explain the root.
+enum class WithoutPath { project, root };
+
+// PATH..., --root DIR[:DIR...] and --instances FILE (repeatable). `verb` is what is done to the
+// paths ("build").
+void add_source_flags(CLI::App& app, std::vector<std::string>& paths, std::string& root,
+                      std::vector<std::string>& instance_files, const std::string& verb,
+                      WithoutPath without);
 // --target T: one target (check, explain) or, repeated, several (build).
 void add_target_flag(CLI::App& app, std::string& target, const std::string& fallback);
 void add_targets_flag(CLI::App& app, std::vector<std::string>& targets,
