@@ -1,50 +1,68 @@
 // The qd.* API (docs/language.md §5), the Quadrants features compiled kernels cannot have (each
 // with its reason, QD201), and qd.random.
+#include <array>
 #include <cmath>
 #include <optional>
+#include <string_view>
 
 #include "ir/lower/lowerer.hpp"
 #include "sema/resolve.hpp"
 
 namespace qd::ir::lower {
 
-// Quadrants features that compiled kernels cannot have, each with its own reason (QD201).
+namespace {
+
+// Quadrants features that compiled kernels cannot have, each with its own reason (QD201). A
+// pattern is a qd.* path ("field"), a prefix ("ad.*": qd.ad.anything) or a suffix ("*.field").
+// The first entry that matches is the error.
+struct OutOfReach {
+  std::array<std::string_view, 4> patterns;
+  const char* reason;
+};
+
+constexpr OutOfReach k_out_of_reach[] = {
+    {{"ad", "ad.*"},
+     "autodiff is not supported in compiled kernels (qdbuild builds forward kernels only: no "
+     "gradients, tapes, grad_replaced / grad_for); run gradient kernels under Quadrants"},
+    {{"simt", "simt.*"},
+     "SIMT warp, block, subgroup and shared-memory intrinsics are not supported in compiled "
+     "kernels (qdbuild's tasks have no warp or block scope)"},
+    {{"graph.*", "graph_do_while"},
+     "graph kernels (@qd.kernel(graph=True), qd.graph.do_while) are not supported in compiled "
+     "kernels (qdbuild launches a kernel's tasks one after another, with no CUDA graph)"},
+    {{"algorithms", "algorithms.*"},
+     "the qd.algorithms library (sort, scan, reduce) is not supported in compiled kernels (it "
+     "launches Quadrants' own kernels); call it from Python between kernel launches"},
+    {{"stream*"},
+     "concurrent GPU streams (qd.stream_parallel) are not supported in compiled kernels "
+     "(qdbuild runs a kernel's loops in order on one stream)"},
+    {{"field", "*.field", "root", "root.*"},
+     "a field cannot be made in a kernel (fields and SNodes are made in Python before kernels "
+     "run; a kernel reads the fields of its data_oriented object, docs/language.md 1.11)"},
+};
+
+bool matches(std::string_view path, std::string_view pattern) {
+  if (pattern.empty()) {
+    return false;
+  }
+  if (pattern.back() == '*') {
+    return path.starts_with(pattern.substr(0, pattern.size() - 1));
+  }
+  if (pattern.front() == '*') {
+    return path.ends_with(pattern.substr(1));
+  }
+  return path == pattern;
+}
+
+}  // namespace
+
 void Lowerer::reject_out_of_reach(const std::string& path, const ast::Pos& pos) {
-  auto starts = [&](const char* head) { return path.rfind(head, 0) == 0; };
-  std::string q = "qd." + path;
-  if (starts("ad.") || path == "ad") {
-    fail(pos, "QD201",
-         q + ": autodiff is not supported in compiled kernels (qdbuild builds forward kernels "
-             "only: no gradients, tapes, grad_replaced / grad_for); run gradient kernels under "
-             "Quadrants");
-  }
-  if (starts("simt.") || path == "simt") {
-    fail(pos, "QD201",
-         q + ": SIMT warp, block, subgroup and shared-memory intrinsics are not supported in "
-             "compiled kernels (qdbuild's tasks have no warp or block scope)");
-  }
-  if (starts("graph.") || path == "graph_do_while") {
-    fail(pos, "QD201",
-         q + ": graph kernels (@qd.kernel(graph=True), qd.graph.do_while) are not supported in "
-             "compiled kernels (qdbuild launches a kernel's tasks one after another, with no "
-             "CUDA graph)");
-  }
-  if (starts("algorithms.") || path == "algorithms") {
-    fail(pos, "QD201",
-         q + ": the qd.algorithms library (sort, scan, reduce) is not supported in compiled "
-             "kernels (it launches Quadrants' own kernels); call it from Python between "
-             "kernel launches");
-  }
-  if (path == "stream_parallel" || starts("stream")) {
-    fail(pos, "QD201",
-         q + ": concurrent GPU streams (qd.stream_parallel) are not supported in compiled "
-             "kernels (qdbuild runs a kernel's loops in order on one stream)");
-  }
-  if (path == "field" || path.ends_with(".field") || path == "root" || starts("root.")) {
-    fail(pos, "QD201",
-         q + ": a field cannot be made in a kernel (fields and SNodes are made in Python before "
-             "kernels run; a kernel reads the fields of its data_oriented object, "
-             "docs/language.md 1.11)");
+  for (const OutOfReach& r : k_out_of_reach) {
+    for (std::string_view pattern : r.patterns) {
+      if (matches(path, pattern)) {
+        fail(pos, "QD201", "qd." + path + ": " + r.reason);
+      }
+    }
   }
 }
 
