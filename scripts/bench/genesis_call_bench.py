@@ -82,8 +82,8 @@ values, keep, _ = plan.kernel._values(plan.arguments(args), None)
 size, res = ctypes.c_size_t(len(plan.values)), qdrt._Value()
 handle = plan.kernel._handle
 def checked():
-    if qdrt._launch_unchecked(handle, values, size, ctypes.byref(res)) != 0:
-        raise RuntimeError(qdrt._lib.qdrt_last_error())
+    if qdrt._store._launch_unchecked(handle, values, size, ctypes.byref(res)) != 0:
+        raise RuntimeError(qdrt._store._lib.qdrt_last_error())
 times = {"quadrants": [], "bridge": [], "prepared": [], "checked": []}
 if fresh:
     times = {"quadrants": [], "bridge": [], "clone": []}

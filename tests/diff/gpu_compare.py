@@ -236,7 +236,7 @@ def selftest(store_dir, cubin, table):
             cuda.sync()
             best = min(best, (time.perf_counter() - t0) / reps * 1e6)
         return best
-    lib = qdrt._lib
+    lib = qdrt._store._lib
     opts = qdrt._LaunchOptions(ctypes.sizeof(qdrt._LaunchOptions), 2, None)
     handle = empty._handle
     raw_launch = lib.qdrt_launch_ex

@@ -45,9 +45,12 @@ for f in bin/qdbuild lib/libqdrt.so lib/libqdrt.so.0 lib/libqdrt.a include/qdrt/
   lib/qdrt/python/qdrt/record.py lib/qdrt/python/qdrt/instances.py lib/qdrt/python/qdrt/bridge.py \
   lib/qdrt/python/qdrt/fields.py lib/qdrt/python/qdrt/objects.py \
   lib/qdrt/python/qdrt/quadrants_random.py lib/qdrt/python/qdrt/_startup.py \
+  lib/qdrt/python/qdrt/_library.py lib/qdrt/python/qdrt/_values.py lib/qdrt/python/qdrt/_store.py \
+  lib/qdrt/python/qdrt/describe.py \
   lib/qdrt/python/sitecustomize.py \
   lib/qdrt/python/qdrt/_installed.py lib/libqdbuild.so lib/libqdbuild.so.0 \
   lib/libqdbuild-backend.so include/qdbuild/qdbuild.hpp include/qdbuild/build.hpp \
+  include/qdbuild/build_types.hpp include/qdbuild/watch.hpp \
   include/qdbuild/check.hpp include/qdbuild/explain.hpp include/qdbuild/project.hpp \
   include/qdbuild/diagnostic.hpp lib/cmake/qdbuild/qdbuildConfig.cmake \
   lib/cmake/qdbuild/qdbuildConfigVersion.cmake lib/cmake/qdbuild/qdbuildTargets.cmake; do

@@ -167,10 +167,10 @@ def main():
 
 
 LIBQDRT_CHECK = r'''
-import sys, qdrt
+import ctypes, sys, qdrt
 k = qdrt.open(sys.argv[1]).kernel("particles:scale")
 a = bytearray(4 * 64 * 4)
-addr = qdrt.ctypes.addressof(qdrt.ctypes.c_char.from_buffer(a))
+addr = ctypes.addressof(ctypes.c_char.from_buffer(a))
 out = []
 for strides in ((4, 256), (12, 4)):
     try:

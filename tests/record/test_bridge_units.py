@@ -17,7 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 INNER = r'''
-import sys, unittest
+import ctypes, sys, unittest
 import numpy as np
 import quadrants as qd
 sys.path.insert(0, sys.argv.pop(1))
@@ -167,7 +167,7 @@ class Getters(unittest.TestCase):
         self.assertEqual((arr.dtype, arr.shape, arr.strides), ("f32", (5, 3), (16, 4)))
         self.assertEqual(arr.data + 12, self.b.field_array(aos.m, "self.p.m", "cpu").data)
         aos.m[3] = 7.5
-        self.assertEqual(float(np.ctypeslib.as_array((qdrt.ctypes.c_float * 1).from_address(
+        self.assertEqual(float(np.ctypeslib.as_array((ctypes.c_float * 1).from_address(
             arr.data + 3 * 16 + 12))[0]), 7.5)
         self.assertIs(self.b.field_array(aos.pos, "self.p.pos", "cpu"), arr)  # one per field
         dev = self.b.field_array(aos.pos, "self.p.pos", "cuda")
