@@ -25,6 +25,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "lib"))
 import qdtest  # noqa: E402
 
+CHECKS = qdtest.Checks("codegen fixtures")
+check = CHECKS.check
+
 
 def dump(tool, path, *extra):
     """(exit status, stdout as text): the bytes as the tool wrote them (no newline translation),
@@ -33,17 +36,16 @@ def dump(tool, path, *extra):
     return r.returncode, r.stdout.decode("utf-8").replace(str(HERE) + "/", "")
 
 
-def check_snapshot(name, snap, text, update, failures):
+def check_snapshot(name, snap, text, update):
     data = text.encode("utf-8")
     if update:
         snap.write_bytes(data)
         return
-    if not snap.exists():
-        failures.append(f"{name}: no snapshot {snap.name} (run with QD_UPDATE_SNAPSHOTS=1)")
+    if not check(snap.exists(),
+                 f"{name}: no snapshot {snap.name} (run with QD_UPDATE_SNAPSHOTS=1)"):
         return
     mismatch = qdtest.snapshot_mismatch(snap.read_bytes(), data)
-    if mismatch:
-        failures.append(f"{name}: snapshot {snap.name} {mismatch}")
+    check(not mismatch, f"{name}: snapshot {snap.name} {mismatch}")
 
 
 def main():
@@ -52,29 +54,26 @@ def main():
     ap.add_argument("--qdbuild")
     args = ap.parse_args()
     update = os.environ.get("QD_UPDATE_SNAPSHOTS") == "1"
-    failures = []
     count = 0
     for f in sorted((HERE / "fixtures").glob("*.py")):
         count += 1
         rc, out = dump(args.tool, f)
         rc2, out2 = dump(args.tool, f)
-        if rc != 0:
-            failures.append(f"{f.name}: qd_codegen_dump exited {rc}:\n{out[-2000:]}")
+        if not check(rc == 0, f"{f.name}: qd_codegen_dump exited {rc}:\n{out[-2000:]}"):
             continue
-        if out != out2:
-            failures.append(f"{f.name}: output is not deterministic")
-        check_snapshot(f.name, f.with_suffix(".snap"), out, update, failures)
+        check(out == out2, f"{f.name}: output is not deterministic")
+        check_snapshot(f.name, f.with_suffix(".snap"), out, update)
         # The CUDA flavor of the same units (task_abi.h "CUDA modules"): entry points only differ.
         # A fixture marked `# cuda: rejected` pins the CUDA diagnostics instead (exit 1).
         rejected = "# cuda: rejected" in f.read_text()
         rc, out = dump(args.tool, f, "--cuda", "--no-ir")
-        if rejected and rc != 1:
-            failures.append(f"{f.name} --cuda: marked rejected, but qd_codegen_dump exited {rc}")
+        if rejected:
+            if not check(rc == 1,
+                         f"{f.name} --cuda: marked rejected, but qd_codegen_dump exited {rc}"):
+                continue
+        elif not check(rc == 0, f"{f.name} --cuda: qd_codegen_dump exited {rc}:\n{out[-2000:]}"):
             continue
-        if rc != 0 and not rejected:
-            failures.append(f"{f.name} --cuda: qd_codegen_dump exited {rc}:\n{out[-2000:]}")
-            continue
-        check_snapshot(f.name + " --cuda", f.with_suffix(".cuda.snap"), out, update, failures)
+        check_snapshot(f.name + " --cuda", f.with_suffix(".cuda.snap"), out, update)
     for f in sorted((HERE / "reject").glob("*.py")):
         count += 1
         rc, out = dump(args.tool, f)
@@ -85,20 +84,15 @@ def main():
             m = re.search(r"#\s*expect:\s*(\d+):(\d+)\s+(QD\d+)\s+(.*)$", line)
             if m:
                 expects.append((int(m.group(1)), int(m.group(2)), m.group(3), m.group(4).strip()))
-        if not expects:
-            failures.append(f"{f.name}: no '# expect:' comments")
+        check(expects, f"{f.name}: no '# expect:' comments")
         for (line, col, code, text) in expects:
             hit = [d for d in diags if f":{line}:{col}: error: " in d and f"[{code}]" in d and text in d]
-            if not hit:
-                failures.append(f"{f.name}: expected {line}:{col} {code} '{text}', got:\n  " +
-                                "\n  ".join(diags))
-        if rc != 1:
-            failures.append(f"{f.name}: expected exit 1, got {rc}")
-        check_snapshot(f.name, f.with_suffix(".snap"), "\n".join(diags) + "\n", update, failures)
-    for msg in failures:
-        print("FAIL " + msg)
-    print(f"codegen fixtures: {count} files, {len(failures)} failures" + (" (snapshots updated)" if update else ""))
-    return 1 if failures else 0
+            check(hit, f"{f.name}: expected {line}:{col} {code} '{text}', got:\n  " +
+                  "\n  ".join(diags))
+        check(rc == 1, f"{f.name}: expected exit 1, got {rc}")
+        check_snapshot(f.name, f.with_suffix(".snap"), "\n".join(diags) + "\n", update)
+    print(f"codegen fixtures: {count} files" + (" (snapshots updated)" if update else ""))
+    return CHECKS.finish()
 
 
 if __name__ == "__main__":

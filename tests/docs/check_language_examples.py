@@ -10,13 +10,16 @@ Usage: check_language_examples.py --qdbuild PATH [--doc docs/language.md]   Exit
 import argparse
 import json
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "lib"))
+import qdtest  # noqa: E402
+
+CHECKS = qdtest.Checks("docs")
+check = CHECKS.check
 
 
 def main():
@@ -31,9 +34,8 @@ def main():
     found = re.findall(r"```python\n(.*?)```(?:\s*```toml\n(.*?)```)?", text, re.S)
     blocks = [(b, t) for b, t in found
               if b.startswith("import quadrants as qd") and "@qd.kernel" in b]
-    failures = []
-    tmp = Path(tempfile.mkdtemp(prefix="qd-docs-"))
-    try:
+    print(f"docs: {len(blocks)} examples in {a.doc}")
+    with CHECKS.workdir("qd-docs-") as tmp:
         for n, (block, toml) in enumerate(blocks):
             w = tmp / f"ex{n}"
             w.mkdir()
@@ -49,7 +51,7 @@ def main():
             try:
                 doc = json.loads(p.stdout)
             except ValueError:
-                failures.append(f"example {n}: no JSON (exit {p.returncode}): {p.stderr[-500:]}")
+                check(False, f"example {n}: no JSON (exit {p.returncode}): {p.stderr[-500:]}")
                 continue
             errors = sorted({d["code"] for d in doc["diagnostics"] if d["severity"] == "error"})
             name = re.search(r"def (\w+)", block).group(1)
@@ -59,20 +61,11 @@ def main():
             else:
                 ok = p.returncode == 0 and not errors and not doc["skipped"] and doc["kernels"] > 0
                 what = "builds"
-            print(f"{'ok  ' if ok else 'FAIL'} example {n} ({name}) {what}")
-            if not ok:
-                failures.append(f"example {n} ({name}): exit {p.returncode}, errors {errors}, "
-                                f"skipped {doc['skipped']}: {p.stderr[-500:]}")
-        if len(blocks) < 10:
-            failures.append(f"only {len(blocks)} examples found in {a.doc}")
-    finally:
-        if not failures:
-            shutil.rmtree(tmp, ignore_errors=True)
-    for f in failures:
-        print("FAIL " + f)
-    print(f"docs: {len(blocks)} examples, " + ("all passed" if not failures else
-                                                 f"{len(failures)} failures ({tmp})"))
-    return 1 if failures else 0
+            if check(ok, f"example {n} ({name}) {what}: exit {p.returncode}, errors {errors}, "
+                         f"skipped {doc['skipped']}: {p.stderr[-500:]}"):
+                print(f"ok   example {n} ({name}) {what}")
+        check(len(blocks) >= 10, f"only {len(blocks)} examples found in {a.doc}")
+    return CHECKS.finish()
 
 
 if __name__ == "__main__":

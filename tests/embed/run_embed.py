@@ -11,8 +11,10 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+import qdtest  # noqa: E402
 
 FIRST = """libqdbuild 0.1.0
 check: 4 files, 12 kernels, 0 errors, 8 warnings
@@ -25,6 +27,9 @@ cpu: no work to do
 qdbuild: no work to do.
 """
 
+CHECKS = qdtest.Checks("embed")
+check = CHECKS.check
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -32,9 +37,7 @@ def main():
     ap.add_argument("--examples", required=True)
     ap.add_argument("--expect-lib", help="the directory libqdbuild.so must be loaded from")
     a = ap.parse_args()
-    failures = []
-    tmp = Path(tempfile.mkdtemp(prefix="qd-embed-"))
-    try:
+    with CHECKS.workdir("qd-embed-") as tmp:
         src = tmp / "examples"
         src.mkdir()
         for f in sorted(Path(a.examples).glob("*.py")):
@@ -42,30 +45,20 @@ def main():
         example = str(Path(a.example).resolve())
         ldd = subprocess.run(["ldd", example], capture_output=True, text=True).stdout
         lib = [line for line in ldd.splitlines() if "libqdbuild.so" in line]
-        if not lib:
-            failures.append(f"the example does not load libqdbuild.so: {ldd}")
-        elif a.expect_lib and str(Path(a.expect_lib).resolve()) + "/libqdbuild.so" not in lib[0]:
-            failures.append(f"libqdbuild.so not from {a.expect_lib}: {lib[0]}")
+        if check(lib, f"the example does not load libqdbuild.so: {ldd}") and a.expect_lib:
+            check(str(Path(a.expect_lib).resolve()) + "/libqdbuild.so" in lib[0],
+                  f"libqdbuild.so not from {a.expect_lib}: {lib[0]}")
         for n, expected in enumerate((FIRST, SECOND), 1):
             p = subprocess.run([example, "examples", "store"], cwd=tmp, capture_output=True,
                                text=True, timeout=500)
             out = re.sub(r" in [0-9.]+s\n", " in <t>s\n", p.stdout)
-            if p.returncode != 0 or out != expected:
-                failures.append(f"run {n}: exit {p.returncode}\n--- expected\n{expected}--- got\n"
-                                f"{out}--- stderr\n{p.stderr[-2000:]}")
-            else:
+            if check(p.returncode == 0 and out == expected,
+                     f"run {n}: exit {p.returncode}\n--- expected\n{expected}--- got\n"
+                     f"{out}--- stderr\n{p.stderr[-2000:]}"):
                 print(f"ok   run {n}:\n{p.stdout}", end="")
-        if not (tmp / "store" / "index.qdi").exists():
-            failures.append("no index in the store")
-        if not (tmp / "store" / "CACHEDIR.TAG").exists():
-            failures.append("the store has no CACHEDIR.TAG")
-    finally:
-        if not failures:
-            shutil.rmtree(tmp, ignore_errors=True)
-    for f in failures:
-        print("FAIL " + f)
-    print("embed: " + ("all passed" if not failures else f"{len(failures)} failures ({tmp})"))
-    return 1 if failures else 0
+        check((tmp / "store" / "index.qdi").exists(), "no index in the store")
+        check((tmp / "store" / "CACHEDIR.TAG").exists(), "the store has no CACHEDIR.TAG")
+    return CHECKS.finish()
 
 
 if __name__ == "__main__":

@@ -41,7 +41,13 @@ import genesis_env
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+import qdtest  # noqa: E402
+import skip_policy  # noqa: E402
+
 TOLERANCE = 1e-2
+CHECKS = qdtest.Checks("genesis bridge")
+check = CHECKS.check
 
 
 def flat(x):
@@ -108,13 +114,10 @@ def main():
     perf = "_perf" if opts.performance_mode else ""
     RECORD = os.path.join(HERE, f"{opts.scene}{perf}.qdrecord.json")
     extra = ["--performance-mode"] if opts.performance_mode else []
-    sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
-    import skip_policy
 
     site = genesis_env.site_packages()
     if site is None or not os.path.exists(opts.python):
         skip_policy.skip("no-genesis-venv", "the bridge runs the Genesis scene")
-    failures = []
     with tempfile.TemporaryDirectory(prefix="qd-bridge-") as tmp:
         store = os.path.join(tmp, "store")
         env = dict(os.environ)
@@ -161,22 +164,19 @@ def main():
             ref = json.load(open(os.path.join(tmp, "ieee.json")))
         recorded = json.load(open(RECORD))["kernels"]
     missing = sorted(k for k in recorded if k not in s["served"])
-    if missing:
-        failures.append(f"recorded kernels not served by the store: {missing}")
+    check(not missing, f"recorded kernels not served by the store: {missing}")
     bad_fallback = {k: v for k, v in s["fallback"].items() if k in recorded}
-    if bad_fallback:
-        failures.append(f"recorded kernels that fell back to Quadrants: {bad_fallback}")
-    if timing_fallback:
-        failures.append(f"the scene without --out fell back to Quadrants: {timing_fallback}")
+    check(not bad_fallback, f"recorded kernels that fell back to Quadrants: {bad_fallback}")
+    check(not timing_fallback,
+          f"the scene without --out fell back to Quadrants: {timing_fallback}")
     deviation, contacts = trajectory_difference(a, b)
     worst = max(deviation, key=lambda t: t[0], default=(0.0, None))
-    if len(a) != opts.steps or len(b) != opts.steps:
-        failures.append(f"steps: {len(a)} plain, {len(b)} on the store")
+    check(len(a) == opts.steps and len(b) == opts.steps,
+          f"steps: {len(a)} plain, {len(b)} on the store")
     if ref is None:
-        if contacts:
-            failures.append(f"contact counts differ at steps {contacts[:10]}")
-        if worst[0] > TOLERANCE:
-            failures.append(f"qpos/qvel differ by {worst[0]:.3g} > {TOLERANCE} at {worst[1]}")
+        check(not contacts, f"contact counts differ at steps {contacts[:10]}")
+        check(not worst[0] > TOLERANCE,
+              f"qpos/qvel differ by {worst[0]:.3g} > {TOLERANCE} at {worst[1]}")
     else:
         # The envelope: how far Quadrants' own fast_math=False run is from its default run by
         # each step (the largest difference so far), at least TOLERANCE. Contact counts must be
@@ -186,14 +186,12 @@ def main():
         first_ref = ref_contacts[0] if ref_contacts else opts.steps
         for step, (d, at) in enumerate(deviation):
             limit = max(limit, ref_dev[step][0])
-            if d > limit:
-                failures.append(f"qpos/qvel differ by {d:.3g} at {at}, beyond the envelope "
-                                f"{limit:.3g}")
+            if not check(not d > limit, f"qpos/qvel differ by {d:.3g} at {at}, beyond the "
+                         f"envelope {limit:.3g}"):
                 break
         early = [c for c in contacts if c < first_ref]
-        if early:
-            failures.append(f"contact counts differ at steps {early[:10]}, before the fast_math="
-                            f"False run's first difference (step {first_ref})")
+        check(not early, f"contact counts differ at steps {early[:10]}, before the fast_math="
+              f"False run's first difference (step {first_ref})")
         print(f"Quadrants fast_math=False against its default run: contact counts differ first "
               f"at step {first_ref} ({len(ref_contacts)} steps in all), max |qpos/qvel "
               f"difference| {max(d for d, _ in ref_dev):.3g}; the store's: first at "
@@ -212,9 +210,7 @@ def main():
     per_step = [t["later_steps_s"] / max(1, opts.steps - 1) * 1e3 for t in (plain_t, bridged_t)]
     print(f"steady state (steps 2..{opts.steps}, no --out): Quadrants {per_step[0]:.3f} ms/step, "
           f"store {per_step[1]:.3f} ms/step ({per_step[1] / per_step[0]:.2f}x)")
-    for f in failures:
-        print("FAIL " + f)
-    return 1 if failures else 0
+    return CHECKS.finish()
 
 
 if __name__ == "__main__":

@@ -29,9 +29,15 @@ from bridge_franka import TOLERANCE, run_scene, trajectory_difference
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+import qdtest  # noqa: E402
+import skip_policy  # noqa: E402
+
 DROPPED = "genesis.engine.solvers.rigid.rigid_solver:kernel_substep_dynamics"
 REASON = ("no built instance is this call: ", " in the built instance (record it and build again)")
 OUT_ONLY = "quadrants._kernels:ndarray_to_ext_arr"  # read back by --out; in no record
+CHECKS = qdtest.Checks("genesis bridge, a missing instance")
+check = CHECKS.check
 
 
 def main():
@@ -41,8 +47,6 @@ def main():
                                                      "python"))
     ap.add_argument("--steps", type=int, default=20)
     opts = ap.parse_args()
-    sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
-    import skip_policy
 
     site = genesis_env.site_packages()
     if site is None or not os.path.exists(opts.python):
@@ -51,7 +55,6 @@ def main():
     dropped_instance = full["kernels"][DROPPED][1]
     reduced = json.loads(json.dumps(full))
     del reduced["kernels"][DROPPED][1]
-    failures = []
     with tempfile.TemporaryDirectory(prefix="qd-bridge-missing-") as tmp:
         record = os.path.join(tmp, "reduced.qdrecord.json")
         with open(record, "w") as f:
@@ -73,55 +76,50 @@ def main():
         _, err = run_scene(opts.python, opts.steps, os.path.join(tmp, "bridge.json"), benv)
         s = json.load(open(stats))
         fallback = s["fallback"]
-        if set(fallback) != {DROPPED, OUT_ONLY}:
-            failures.append(f"fell back: {sorted(fallback)}, expected {[DROPPED, OUT_ONLY]}")
-        elif not (fallback[DROPPED]["reason"].startswith(REASON[0]) and
-                  fallback[DROPPED]["reason"].endswith(REASON[1])):
-            failures.append(f"reason: {fallback[DROPPED]['reason']!r}")
-        else:
-            print(f"{DROPPED} fell back: {fallback[DROPPED]['reason']}")
+        if check(set(fallback) == {DROPPED, OUT_ONLY},
+                 f"fell back: {sorted(fallback)}, expected {[DROPPED, OUT_ONLY]}"):
+            reason = fallback[DROPPED]["reason"]
+            if check(reason.startswith(REASON[0]) and reason.endswith(REASON[1]),
+                     f"reason: {reason!r}"):
+                print(f"{DROPPED} fell back: {reason}")
         calls = fallback.get(DROPPED, {}).get("calls", 0)
         warnings = [line for line in err.splitlines() if line.startswith("qdrt.bridge: " + DROPPED)]
-        if len(warnings) != 1:
-            failures.append(f"{len(warnings)} warning lines for {DROPPED} (expected 1): {warnings}")
+        check(len(warnings) == 1,
+              f"{len(warnings)} warning lines for {DROPPED} (expected 1): {warnings}")
         unserved = sorted(k for k in full["kernels"] if k != DROPPED and k not in s["served"])
-        if unserved:
-            failures.append(f"recorded kernels not served: {unserved}")
+        check(not unserved, f"recorded kernels not served: {unserved}")
         a = json.load(open(os.path.join(tmp, "plain.json")))
         b = json.load(open(os.path.join(tmp, "bridge.json")))
         deviation, contacts = trajectory_difference(a, b)
         worst = max((d for d, _ in deviation), default=0.0)
-        if contacts or worst > TOLERANCE or len(b) != opts.steps:
-            failures.append(f"trajectory: contacts differ at {contacts[:5]}, max |difference| "
-                            f"{worst:.3g}, {len(b)} steps")
+        check(not (contacts or worst > TOLERANCE or len(b) != opts.steps),
+              f"trajectory: contacts differ at {contacts[:5]}, max |difference| {worst:.3g}, "
+              f"{len(b)} steps")
         rec = json.load(open(recorded)) if os.path.exists(recorded) else {"kernels": {}}
         got = rec["kernels"].get(DROPPED, [])
-        if not any(i["params"] == dropped_instance["params"] for i in got):
-            failures.append(f"the record of the run lacks the dropped instance ({len(got)} "
-                            f"instances of {DROPPED} recorded)")
+        check(any(i["params"] == dropped_instance["params"] for i in got),
+              f"the record of the run lacks the dropped instance ({len(got)} instances of "
+              f"{DROPPED} recorded)")
         # The next build (the reduced record and the run's record) serves it.
         store2 = os.path.join(tmp, "store2")
         p = genesis_env.build_store(opts.qdbuild, site, record, store2, "--instances", recorded)
-        if p.returncode != 0:
-            failures.append(f"rebuild exited {p.returncode}: {p.stderr[-2000:]}")
-        else:
+        if check(p.returncode == 0, f"rebuild exited {p.returncode}: {p.stderr[-2000:]}"):
             stats2 = os.path.join(tmp, "stats2.json")
             run_scene(opts.python, opts.steps, os.path.join(tmp, "bridge2.json"),
                       {**{k: v for k, v in benv.items() if k != "QDRT_RECORD"},
                        "QDRT_STORE": store2, "QDRT_STORE_STATS": stats2})
             s2 = json.load(open(stats2))
             # (the run's record also has ndarray_to_ext_arr: now it may be served too)
-            if set(s2["fallback"]) - {OUT_ONLY} or DROPPED not in s2["served"]:
-                failures.append(f"after the rebuild: falling back {sorted(s2['fallback'])}, "
-                                f"{DROPPED} served {s2['served'].get(DROPPED, 0)} times")
-    print(f"store without {DROPPED}#1: {calls} of its calls fell back with one warning "
-          f"({warnings[0] if warnings else 'none'}); served "
-          f"{sum(n for k, n in s['served'].items())} calls of {len(s['served'])} kernels; "
-          f"trajectory max |difference| {worst:.3g}; the run's record has the instance and the "
-          f"rebuilt store serves it" if not failures else "")
-    for f in failures:
-        print("FAIL " + f)
-    return 1 if failures else 0
+            check(not (set(s2["fallback"]) - {OUT_ONLY} or DROPPED not in s2["served"]),
+                  f"after the rebuild: falling back {sorted(s2['fallback'])}, "
+                  f"{DROPPED} served {s2['served'].get(DROPPED, 0)} times")
+    if not CHECKS.failures:
+        print(f"store without {DROPPED}#1: {calls} of its calls fell back with one warning "
+              f"({warnings[0] if warnings else 'none'}); served "
+              f"{sum(n for k, n in s['served'].items())} calls of {len(s['served'])} kernels; "
+              f"trajectory max |difference| {worst:.3g}; the run's record has the instance and "
+              f"the rebuilt store serves it")
+    return CHECKS.finish()
 
 
 if __name__ == "__main__":

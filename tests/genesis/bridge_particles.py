@@ -35,9 +35,15 @@ from bridge_franka import IEEE_RUNNER, flat
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+import qdtest  # noqa: E402
+import skip_policy  # noqa: E402
+
 TOLERANCE = 1e-3
 ENVELOPE = 4.0
 HORIZON = 1e-4
+CHECKS = qdtest.Checks("genesis bridge, particles")
+check = CHECKS.check
 
 
 def run(python, args, env):
@@ -86,8 +92,6 @@ def main():
     ap.add_argument("--scene", required=True, choices=["sph", "pbd", "mpm", "fem", "fem-implicit"])
     ap.add_argument("--steps", type=int, default=50)
     opts = ap.parse_args()
-    sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
-    import skip_policy
 
     site = genesis_env.site_packages()
     if site is None or not os.path.exists(opts.python):
@@ -102,7 +106,6 @@ def main():
         scene = [os.path.join(HERE, "scenes", "particles.py"), "--solver", opts.scene]
     if opts.scene == "mpm":
         scene += ["--substeps", "16"]
-    failures = []
     with tempfile.TemporaryDirectory(prefix="qd-bridge-particles-") as tmp:
         env = dict(os.environ)
         for k in ("QDRT_RECORD", "QDRT_STORE", "QDRT_STORE_STATS"):
@@ -131,12 +134,11 @@ def main():
         b = json.load(open(os.path.join(tmp, "bridge.json")))
         s = json.load(open(stats))
         kernels = len(json.load(open(record))["kernels"])
-    if s["fallback"]:
-        failures.append(f"calls fell back to Quadrants: {s['fallback']}")
-    if len(s["served"]) != kernels:
-        failures.append(f"{len(s['served'])} kernels served of the {kernels} recorded")
-    if len(a) != opts.steps or len(b) != opts.steps:
-        failures.append(f"steps: {len(a)} plain, {len(b)} on the store")
+    check(not s["fallback"], f"calls fell back to Quadrants: {s['fallback']}")
+    check(len(s["served"]) == kernels,
+          f"{len(s['served'])} kernels served of the {kernels} recorded")
+    check(len(a) == opts.steps and len(b) == opts.steps,
+          f"steps: {len(a)} plain, {len(b)} on the store")
     deviation, equal = difference(a, b)
     ref_dev, _ = difference(a, ref)
     limit, horizon = TOLERANCE, len(deviation)
@@ -145,16 +147,14 @@ def main():
             horizon = step
             break
         limit = max(limit, ENVELOPE * ref_dev[step][0])
-        if not d <= limit:  # (NaN included)
-            failures.append(f"particles differ by {d:.3g} at {at}, beyond the envelope "
-                            f"{limit:.3g} ({ENVELOPE:g}x Quadrants fast_math=False against its "
-                            "default run)")
+        if not check(d <= limit,  # (NaN included)
+                     f"particles differ by {d:.3g} at {at}, beyond the envelope {limit:.3g} "
+                     f"({ENVELOPE:g}x Quadrants fast_math=False against its default run)"):
             break
     means = mean_difference(a, b)
     worst_mean = max(means, key=lambda t: t[0], default=(0.0, None))
-    if not worst_mean[0] <= TOLERANCE:
-        failures.append(f"the particles' mean differs by {worst_mean[0]:.3g} > {TOLERANCE} at "
-                        f"{worst_mean[1]}")
+    check(worst_mean[0] <= TOLERANCE,
+          f"the particles' mean differs by {worst_mean[0]:.3g} > {TOLERANCE} at {worst_mean[1]}")
     worst, at = max(deviation, key=lambda t: t[0], default=(0.0, None))
     print(f"{opts.scene}: served {sum(s['served'].values())} calls of {len(s['served'])} kernels "
           f"(of {kernels} recorded); fallback: {s['fallback'] or 'none'}")
@@ -170,9 +170,7 @@ def main():
     print(f"scene.build(): Quadrants {plain['build_s']:.2f} s (warm offline cache), store "
           f"{bridged['build_s']:.2f} s; first step: Quadrants {plain['first_step_s'] * 1e3:.1f} "
           f"ms, store {bridged['first_step_s'] * 1e3:.1f} ms")
-    for f in failures:
-        print(f"FAIL: {f}")
-    return 1 if failures else 0
+    return CHECKS.finish()
 
 
 if __name__ == "__main__":

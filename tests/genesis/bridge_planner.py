@@ -24,7 +24,13 @@ from bridge_particles import run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+import qdtest  # noqa: E402
+import skip_policy  # noqa: E402
+
 TOLERANCE = 1e-4
+CHECKS = qdtest.Checks("genesis bridge, planner")
+check = CHECKS.check
 
 
 def largest(a, b):
@@ -39,8 +45,6 @@ def main():
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--performance-mode", action="store_true")
     opts = ap.parse_args()
-    sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
-    import skip_policy
 
     site = genesis_env.site_packages()
     if site is None or not os.path.exists(opts.python):
@@ -48,7 +52,6 @@ def main():
     scene = [os.path.join(HERE, "scenes", "planner.py"), "--steps", "20"]
     if opts.performance_mode:
         scene.append("--performance-mode")
-    failures = []
     with tempfile.TemporaryDirectory(prefix="qd-bridge-planner-") as tmp:
         env = dict(os.environ)
         for k in ("QDRT_RECORD", "QDRT_STORE", "QDRT_STORE_STATS"):
@@ -75,21 +78,18 @@ def main():
         b = json.load(open(os.path.join(tmp, "bridge.json")))
         s = json.load(open(stats))
         kernels = json.load(open(record))["kernels"]
-    if s["fallback"]:
-        failures.append(f"calls fell back to Quadrants: {s['fallback']}")
-    if len(s["served"]) != len(kernels):
-        failures.append(f"{len(s['served'])} kernels served of the {len(kernels)} recorded")
+    check(not s["fallback"], f"calls fell back to Quadrants: {s['fallback']}")
+    check(len(s["served"]) == len(kernels),
+          f"{len(s['served'])} kernels served of the {len(kernels)} recorded")
     random = [k for k in s["served"] if "rrt_connect_step1" in k]
-    if not random:
-        failures.append("the planner's sampling kernel (qd.random) was not served")
+    check(random, "the planner's sampling kernel (qd.random) was not served")
     ik = largest(a["ik"], b["ik"])
-    if len(a["path"]) != len(b["path"]):
-        failures.append(f"paths of {len(a['path'])} and {len(b['path'])} waypoints")
+    check(len(a["path"]) == len(b["path"]),
+          f"paths of {len(a['path'])} and {len(b['path'])} waypoints")
     path = max((largest(x, y) for x, y in zip(a["path"], b["path"])), default=0.0)
     qpos = max((largest(x, y) for x, y in zip(a["qpos"], b["qpos"])), default=0.0)
     for what, d in (("the IK solution", ik), ("the path", path), ("the followed qpos", qpos)):
-        if not d <= TOLERANCE:
-            failures.append(f"{what} differs by {d:.3g} > {TOLERANCE:g}")
+        check(d <= TOLERANCE, f"{what} differs by {d:.3g} > {TOLERANCE:g}")
     print(f"served {sum(s['served'].values())} calls of {len(s['served'])} kernels (of "
           f"{len(kernels)} recorded; sampling: {random}); fallback: {s['fallback'] or 'none'}")
     print(f"largest difference from Quadrants: IK {ik:.3g}, path ({len(b['path'])} waypoints) "
@@ -98,9 +98,7 @@ def main():
           " s; store " + ", ".join(f"{t:.2f}" for t in bridged["plan_path_s"]) +
           f" s; scene.build(): Quadrants {plain['build_s']:.2f} s (warm offline cache), store "
           f"{bridged['build_s']:.2f} s")
-    for f in failures:
-        print(f"FAIL: {f}")
-    return 1 if failures else 0
+    return CHECKS.finish()
 
 
 if __name__ == "__main__":

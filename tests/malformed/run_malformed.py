@@ -16,12 +16,9 @@ Exit: 0 all pass; 1 any failure (inputs of failures are kept and their paths pri
 """
 import argparse
 import concurrent.futures
-import os
 import resource
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -33,6 +30,10 @@ PREFIX_SOURCES = ["fstring_pep701.py", "match_patterns.py", "nfkc_identifiers.py
                   "latin1_cookie.py", "type_params.py"]
 DEEP = 10_000
 BIG = 100 * 1024 * 1024
+SHOWN = 30  # failing inputs reported one by one; any beyond these are one more failure
+
+CHECKS = qdtest.Checks("malformed")
+check = CHECKS.check
 
 
 def generate(tmp, quick):
@@ -156,12 +157,18 @@ def main():
     qdbuild = qdtest.require_qdbuild(Path(a.qdbuild).resolve())
     mem_limit = None if a.no_memory_limit else int(a.memory_limit_gb * 1024 ** 3)
 
-    tmp = Path(tempfile.mkdtemp(prefix="qd-malformed-"))
+    with CHECKS.workdir("qd-malformed-") as tmp:
+        run_all(qdbuild, tmp, a, mem_limit)
+    return CHECKS.finish()
+
+
+def run_all(qdbuild, tmp, a, mem_limit):
+    """Generates the inputs in tmp and runs each; on failure only the failing inputs stay."""
     cases = generate(tmp, a.quick)
     print(f"malformed: {len(cases)} inputs in {tmp}; timeout {a.timeout:g} s; memory limit "
           f"{'none' if mem_limit is None else f'{a.memory_limit_gb:g} GiB'}")
     sys.stdout.flush()
-    failures = []
+    failed = []
     slowest = (0.0, "")
     # Big inputs run alone so that two of them never share the memory.
     small = [c for c in cases if not c[0].startswith("big_")]
@@ -173,23 +180,20 @@ def main():
     for name, path, problem, elapsed in results:
         slowest = max(slowest, (elapsed, name))
         if problem:
-            failures.append((name, path, problem))
+            failed.append(path)
+            if len(failed) <= SHOWN:
+                check(False, f"{name}: {problem}\n    input: {path}")
         elif name.startswith(("big_", "deep_")):
             print(f"  ok {name} ({elapsed:.2f} s)")
-    for name, path, problem in failures[:30]:
-        print(f"FAIL {name}: {problem}\n    input: {path}")
-    print(f"malformed: {len(results) - len(failures)}/{len(results)} passed; slowest "
+    check(len(failed) <= SHOWN, f"{len(failed) - SHOWN} more failing inputs (not shown)")
+    print(f"malformed: {len(results) - len(failed)}/{len(results)} passed; slowest "
           f"{slowest[1]} {slowest[0]:.2f} s")
-    if failures:
+    if failed:
         # Keep only the failing inputs.
-        keep = {p for _, p, _ in failures}
+        keep = set(failed)
         for _, p in cases:
             if p not in keep:
                 p.unlink(missing_ok=True)
-        print(f"failing inputs kept in {tmp}")
-        return 1
-    shutil.rmtree(tmp, ignore_errors=True)
-    return 0
 
 
 if __name__ == "__main__":

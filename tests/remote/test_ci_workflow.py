@@ -14,14 +14,16 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import qdtest  # noqa: E402
 import remote_servers as rs  # noqa: E402
 import skip_policy  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CHECKS = qdtest.Checks("ci workflow")
+check = CHECKS.check
 
 
 def github_run_steps(path):
@@ -89,14 +91,13 @@ def main():
         skip_policy.skip("no-tool", "nginx (scripts/setup.sh installs it)")
     if shutil.which("git") is None:
         skip_policy.skip("no-tool", "git")
-    tmp = tempfile.mkdtemp(prefix="qd-ci-test-")
-    failures = []
+    with CHECKS.workdir("qd-ci-test-") as tmp:
+        run_jobs(args, str(tmp))
+    return CHECKS.finish()
 
-    def check(cond, message):
-        if not cond:
-            failures.append(message)
-            print("FAIL:", message, flush=True)
 
+def run_jobs(args, tmp):
+    """The GitHub job twice and the GitLab merge request, in scratch clones under tmp."""
     nginx = rs.Nginx(tmp, users={"ci": "ci-pass"})
     try:
         # The project: examples' kernels under src/, [tool.qdbuild], committed.
@@ -169,12 +170,7 @@ def main():
               "gitlab: store stats kept")
     finally:
         nginx.stop()
-    if failures:
-        print(f"ci workflow: {len(failures)} failures (directory kept: {tmp})")
-        sys.exit(1)
-    shutil.rmtree(tmp, ignore_errors=True)
-    print("ci workflow: passed")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -18,7 +18,12 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import qdtest  # noqa: E402
 import skip_policy  # noqa: E402
+
+CHECKS = qdtest.Checks("cpuid_mask (unmasked unchanged, haswell, v3 features on, AVX-512/AMX/AVX10 "
+                       "off, the program's own SIGSEGV, unknown level refused)")
+check = CHECKS.check
 
 
 def native(env):
@@ -41,7 +46,6 @@ def main():
         skip_policy.skip("no-cpuid-faulting", "libqd_cpuid_mask traps cpuid")
     if shutil.which("clang-19") is None:
         skip_policy.skip("no-tool", "clang-19 reads the host CPU as LLVM does")
-    failures = []
     base = dict(os.environ)
     base.pop("QD_CPUID_MASK", None)
     p = subprocess.run(["true"], env=dict(base, LD_PRELOAD=lib, QD_CPUID_MASK="x86-64-v3"),
@@ -50,35 +54,27 @@ def main():
         skip_policy.skip("no-cpuid-faulting", p.stderr.strip())
     host_cpu, host_feats, _ = native(base)
     cpu, feats, _ = native(dict(base, LD_PRELOAD=lib))
-    if (cpu, feats) != (host_cpu, host_feats):
-        failures.append(f"preloaded without QD_CPUID_MASK: {cpu} differs from the host's "
-                        f"{host_cpu}")
+    check((cpu, feats) == (host_cpu, host_feats),
+          f"preloaded without QD_CPUID_MASK: {cpu} differs from the host's {host_cpu}")
     cpu, feats, _ = native(dict(base, LD_PRELOAD=lib, QD_CPUID_MASK="x86-64-v3"))
     print(f"host: {host_cpu} (avx512f {host_feats.get('avx512f')}); masked: {cpu}")
-    if cpu != "haswell":
-        failures.append(f"masked: target cpu {cpu}, expected haswell")
+    check(cpu == "haswell", f"masked: target cpu {cpu}, expected haswell")
     for f in ("avx2", "fma", "bmi2", "f16c", "avx"):
-        if not feats.get(f):
-            failures.append(f"masked: +{f} missing")
+        check(feats.get(f), f"masked: +{f} missing")
     on = sorted(f for f, v in feats.items() if v and (f.startswith("avx512") or f.startswith("amx")
                                                        or f.startswith("avx10")))
-    if on:
-        failures.append(f"masked: still on: {on}")
+    check(not on, f"masked: still on: {on}")
     # A program's own SIGSEGV is still a SIGSEGV (the handler passes faults that are not cpuid on).
     p = subprocess.run([sys.executable, "-c", "import ctypes; ctypes.string_at(0)"],
                        env=dict(base, LD_PRELOAD=lib, QD_CPUID_MASK="x86-64-v3"),
                        capture_output=True)
-    if p.returncode != -11:
-        failures.append(f"a program's own segfault under the mask exited {p.returncode}, not -11")
+    check(p.returncode == -11,
+          f"a program's own segfault under the mask exited {p.returncode}, not -11")
     p = subprocess.run(["true"], env=dict(base, LD_PRELOAD=lib, QD_CPUID_MASK="x86-64-v4"),
                        capture_output=True, text=True)
-    if p.returncode != 2 or "unknown level" not in p.stderr:
-        failures.append(f"QD_CPUID_MASK=x86-64-v4: exit {p.returncode} {p.stderr!r}")
-    for f in failures:
-        print("FAIL:", f)
-    print("cpuid_mask: " + ("FAIL" if failures else "PASS") + " (unmasked unchanged, haswell, v3 "
-          "features on, AVX-512/AMX/AVX10 off, the program's own SIGSEGV, unknown level refused)")
-    return 1 if failures else 0
+    check(p.returncode == 2 and "unknown level" in p.stderr,
+          f"QD_CPUID_MASK=x86-64-v4: exit {p.returncode} {p.stderr!r}")
+    return CHECKS.finish()
 
 
 if __name__ == "__main__":
