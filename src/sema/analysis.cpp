@@ -715,8 +715,12 @@ Analysis analyze(const std::vector<std::string>& paths, const AnalysisOptions& o
   a.config = load_build_config(config_dir(paths, options), config_errors);
   std::vector<std::string> records = a.config.instances_from;
   records.insert(records.end(), options.instance_files.begin(), options.instance_files.end());
+  RecordSeen seen;
   for (const std::string& r : records) {
-    if (!read_record(r, a.config, config_errors)) {
+    bool read = options.record_cache != nullptr
+                    ? merge_record(*options.record_cache->get(r), a.config, config_errors, &seen)
+                    : read_record(r, a.config, config_errors);
+    if (!read) {
       a.tool_errors.push_back("cannot use the instance file '" + r + "'" +
                               (config_errors.empty() ? "" : ": " + config_errors.back().message));
       if (!config_errors.empty()) {

@@ -29,6 +29,7 @@
 
 #include "sema/kernel_key.hpp"
 #include "sema/parse_cache.hpp"
+#include "sema/record_cache.hpp"
 #include "syntax/diagnostic.hpp"
 
 namespace qd::sema {
@@ -70,6 +71,8 @@ struct AnalysisOptions {
   std::vector<std::string> exclude;         // directories the walk leaves out (sema::SourceFilter)
   // Reuse the parses of unchanged files between analyses (`qdbuild build --watch`).
   ParseCache* parse_cache = nullptr;
+  // Reuse the reads of unchanged records between analyses (`qdbuild lsp`).
+  RecordCache* record_cache = nullptr;
 };
 
 struct Analysis {

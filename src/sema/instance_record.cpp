@@ -565,8 +565,7 @@ static RecordedParam guarded_param_value(const json& d) {
   }
 }
 
-static bool read_record_json(const std::string& text, const std::string& path, BuildConfig& config,
-                             std::vector<ConfigError>& errors);
+static void read_record_json(const std::string& text, const std::string& path, RecordContent& out);
 
 bool read_record(const std::string& path, BuildConfig& config, std::vector<ConfigError>& errors) {
   std::string text;
@@ -620,27 +619,90 @@ bool read_record_modules(const std::string& path, std::vector<RecordedModule>& o
   return true;
 }
 
-bool read_record_text(const std::string& text, const std::string& path, BuildConfig& config,
-                      std::vector<ConfigError>& errors) {
+RecordContent read_record_content(const std::string& text, const std::string& path) {
+  RecordContent out;
+  out.path = path;
+  out.ok = true;
   try {
-    return read_record_json(text, path, config, errors);
+    read_record_json(text, path, out);
   } catch (const json::exception& e) {
     // Every entry guards its own reads; this is the last line (a record whose top level has
-    // the wrong shape).
-    errors.push_back({path, 1, 0, std::string("malformed instance record: ") + e.what(), ""});
-    return false;
+    // the wrong shape). What was read before stays, as a merge in place would have kept it.
+    out.last_error =
+        ConfigError{path, 1, 0, std::string("malformed instance record: ") + e.what(), ""};
+    out.ok = false;
   }
+  return out;
 }
 
-static bool read_record_json(const std::string& text, const std::string& path, BuildConfig& config,
-                             std::vector<ConfigError>& errors) {
+std::string instance_text(const Instance& inst) {
+  std::string t;
+  for (const auto& [k, v] : inst) {
+    t += k + "=" + v.text() + ";";
+  }
+  return t;
+}
+
+bool merge_record(const RecordContent& c, BuildConfig& config, std::vector<ConfigError>& errors,
+                  RecordSeen* seen) {
+  errors.insert(errors.end(), c.errors.begin(), c.errors.end());
+  for (const RecordContent::Kernel& k : c.kernels) {
+    std::vector<Instance>& list = config.instances[k.id];
+    std::vector<std::string>& sources = config.instance_sources[k.id];
+    std::set<std::string> local;
+    std::set<std::string>* known = &local;
+    if (seen != nullptr) {
+      auto [it, fresh] = seen->try_emplace(k.id);
+      known = &it->second;
+      if (fresh) {
+        for (const Instance& inst : list) {
+          known->insert(instance_text(inst));
+        }
+      }
+    } else {
+      for (const Instance& inst : list) {
+        known->insert(instance_text(inst));
+      }
+    }
+    for (size_t n = 0; n < k.instances.size(); ++n) {
+      if (!known->insert(k.texts[n]).second) {
+        continue;  // the same instance, recorded twice (Quadrants splits on unused members)
+      }
+      list.push_back(k.instances[n]);
+      sources.push_back(k.sources[n]);
+    }
+  }
+  for (const RecordContent::DefineEntry& d : c.defines) {
+    if (config.defines.contains(d.name)) {
+      continue;  // given in the config: that wins
+    }
+    if (d.error) {
+      errors.push_back(*d.error);
+    } else if (d.use) {
+      config.defines[d.name] = d.define;
+    }
+  }
+  if (c.last_error) {
+    errors.push_back(*c.last_error);
+  }
+  return c.ok;
+}
+
+bool read_record_text(const std::string& text, const std::string& path, BuildConfig& config,
+                      std::vector<ConfigError>& errors) {
+  return merge_record(read_record_content(text, path), config, errors, nullptr);
+}
+
+static void read_record_json(const std::string& text, const std::string& path, RecordContent& out) {
+  std::vector<ConfigError>& errors = out.errors;
   json doc;
   try {
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
     errors.push_back(
         {path, 1, 0, std::string("the instance record is not valid JSON: ") + e.what(), ""});
-    return false;
+    out.ok = false;
+    return;
   }
   if (!doc.is_object() || !doc.contains("format") || !doc.at("format").is_string() ||
       doc.at("format").get<std::string>() != "qdrt-record 1") {
@@ -648,7 +710,8 @@ static bool read_record_json(const std::string& text, const std::string& path, B
                       "not an instance record (expected {\"format\": \"qdrt-record 1\", ...}; "
                       "python -m qdrt.record writes them)",
                       ""});
-    return false;
+    out.ok = false;
+    return;
   }
   if (doc.contains("kernels") && doc.at("kernels").is_object()) {
     for (const auto& [kid, insts] : doc.at("kernels").items()) {
@@ -661,16 +724,9 @@ static bool read_record_json(const std::string& text, const std::string& path, B
         errors.push_back({path, 1, 0, "kernels['" + kid + "']: not a list of instances", ""});
         continue;
       }
+      out.kernels.push_back({kid, {}, {}, {}});
+      RecordContent::Kernel& k = out.kernels.back();
       std::set<std::string> seen;
-      std::vector<Instance>& list = config.instances[kid];
-      std::vector<std::string>& sources = config.instance_sources[kid];
-      for (const Instance& inst : list) {
-        std::string t;
-        for (const auto& [k, v] : inst) {
-          t += k + "=" + v.text() + ";";
-        }
-        seen.insert(t);
-      }
       for (size_t n = 0; n < insts.size(); ++n) {
         // Messages go to the file itself; the entry names the instance within it.
         std::string entry = "kernels['" + kid + "'][" + std::to_string(n) + "]";
@@ -682,7 +738,7 @@ static bool read_record_json(const std::string& text, const std::string& path, B
         if (inst.contains("autodiff")) {
           continue;  // adjoint kernels are not compiled (they stay on Quadrants)
         }
-        Instance out;
+        Instance value;
         bool ok = true;
         for (const auto& [name, d] : inst.at("params").items()) {
           RecordedParam r = guarded_param_value(d);
@@ -692,54 +748,53 @@ static bool read_record_json(const std::string& text, const std::string& path, B
             continue;
           }
           if (!r.omit) {
-            out.emplace(name, std::move(r.value));
+            value.emplace(name, std::move(r.value));
           }
         }
         if (!ok) {
           continue;
         }
-        std::string t;
-        for (const auto& [k, v] : out) {
-          t += k + "=" + v.text() + ";";
-        }
+        std::string t = instance_text(value);
         if (!seen.insert(t).second) {
           continue;  // the same instance, recorded twice (Quadrants splits on unused members)
         }
-        list.push_back(std::move(out));
-        sources.push_back(path + ": " + entry);
+        k.instances.push_back(std::move(value));
+        k.texts.push_back(std::move(t));
+        k.sources.push_back(path + ": " + entry);
       }
     }
   }
   if (doc.contains("defines") && doc.at("defines").is_object()) {
     for (const auto& [name, v] : doc.at("defines").items()) {
-      if (config.defines.contains(name)) {
-        continue;  // given in the config: that wins
-      }
-      Define d;
+      RecordContent::DefineEntry e;
+      e.name = name;
+      Define& d = e.define;
       d.source = path;
       if (v.is_object() && v.contains("conflict")) {
         d.conflict = true;
       } else {
         try {
           d.python = define_python(v);
-        } catch (const json::exception& e) {
-          errors.push_back(
-              {path, 1, 0, "defines['" + name + "']: not a value (" + e.what() + ")", ""});
+        } catch (const json::exception& ex) {
+          e.error = ConfigError{path, 1, 0,
+                                "defines['" + name + "']: not a value (" + ex.what() + ")", ""};
+          out.defines.push_back(std::move(e));
           continue;
         }
         if (d.python.empty()) {
-          continue;  // a value qdbuild has no use for (an object): kernels cannot read it
+          out.defines.push_back(std::move(e));  // a value qdbuild has no use for (an object)
+          continue;
         }
       }
       std::string why;
       if (!check_define(name, d.conflict ? "None" : d.python, why)) {
-        errors.push_back({path, 1, 0, "defines: " + why, ""});
-        continue;
+        e.error = ConfigError{path, 1, 0, "defines: " + why, ""};
+      } else {
+        e.use = true;
       }
-      config.defines[name] = std::move(d);
+      out.defines.push_back(std::move(e));
     }
   }
-  return true;
 }
 
 }  // namespace qd::sema

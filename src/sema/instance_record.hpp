@@ -17,6 +17,9 @@
 // quadrants.types.vector(3, quadrants.f32), genesis.constants.backend.cpu, ...
 #pragma once
 
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,6 +37,42 @@ bool read_record(const std::string& path, BuildConfig& config, std::vector<Confi
 // entry point. Never throws, whatever the bytes.
 bool read_record_text(const std::string& text, const std::string& path, BuildConfig& config,
                       std::vector<ConfigError>& errors);
+
+// One record read on its own, before it is merged into a config: what read_record_text merges
+// (in this order: `errors`, the kernels' instances, the defines, `last_error`). A RecordCache
+// keeps these between analyses (`qdbuild lsp`).
+struct RecordContent {
+  std::string path;
+  bool ok = false;                  // the file is a record (merge_record returns it)
+  std::vector<ConfigError> errors;  // the file's and its kernels' problems
+  struct Kernel {
+    std::string id;
+    std::vector<Instance> instances;   // each once, in the record's order
+    std::vector<std::string> texts;    // instance_text of each
+    std::vector<std::string> sources;  // "rec.json: kernels['m:k'][0]"
+  };
+  std::vector<Kernel> kernels;
+  struct DefineEntry {
+    std::string name;
+    Define define;
+    bool use = false;                  // a valid value qdbuild uses
+    std::optional<ConfigError> error;  // reported only when the config does not give the name
+  };
+  std::vector<DefineEntry> defines;
+  std::optional<ConfigError> last_error;  // the record's shape broke the reading off here
+};
+RecordContent read_record_content(const std::string& text, const std::string& path);
+
+// The text that tells instances of one kernel apart ("a=...;b=...;").
+std::string instance_text(const Instance& inst);
+
+// Kernel id -> the instance_texts already in a config: kept across the merges of one analysis
+// (nullptr: computed from the config's instances at each merge).
+using RecordSeen = std::map<std::string, std::set<std::string>>;
+
+// Merges `content` into `config` as read_record_text does; returns content.ok.
+bool merge_record(const RecordContent& content, BuildConfig& config,
+                  std::vector<ConfigError>& errors, RecordSeen* seen);
 
 // A record's "modules" table (docs/record.md "Sources"): for each module holding a recorded
 // kernel, the file it was loaded from and the directory its import name is relative to, so a

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <filesystem>
 #include <set>
 
 #include <sys/stat.h>
@@ -24,7 +25,52 @@ int64_t now_ns() {
 
 }  // namespace
 
+std::string ParseCache::overlay_key(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path abs = std::filesystem::absolute(path, ec);
+  return (ec ? std::filesystem::path(path) : abs).lexically_normal().string();
+}
+
+void ParseCache::set_overlay(const std::string& path, std::string text) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_overlays[overlay_key(path)] = std::move(text);
+}
+
+void ParseCache::clear_overlay(const std::string& path) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_overlays.erase(overlay_key(path));
+}
+
 std::shared_ptr<syntax::ParseResult> ParseCache::get(const std::string& path) {
+  std::string overlay;
+  bool has_overlay = false;
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (!m_overlays.empty()) {
+      auto it = m_overlays.find(overlay_key(path));
+      if (it != m_overlays.end()) {
+        overlay = it->second;
+        has_overlay = true;
+      }
+    }
+  }
+  if (has_overlay) {
+    std::string hash = sha256_hex(overlay);
+    {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      auto it = m_items.find(path);
+      if (it != m_items.end() && it->second.hash == hash) {
+        ++m_hits;
+        it->second.size = -1;  // the next lookup without the overlay reads the disk again
+        return it->second.parsed;
+      }
+    }
+    std::shared_ptr<syntax::ParseResult> parsed = syntax::parse_bytes(path, std::move(overlay));
+    std::lock_guard<std::mutex> lock(m_mutex);
+    ++m_misses;
+    m_items[path] = Item{-1, 0, 0, 0, std::move(hash), parsed};
+    return parsed;
+  }
   int64_t stamp = now_ns();
   struct stat st{};
   if (::stat(path.c_str(), &st) != 0) {

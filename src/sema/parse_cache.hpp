@@ -7,6 +7,9 @@
 // mtime) when the parse was cached: a hit without reading. Otherwise the file is read and its
 // content hash (SHA-256) compared: equal content is a hit too (a touched file), else it is parsed.
 // Thread-safe: build_program() looks files up from its parse threads.
+//
+// Overlays (`qdbuild lsp`): an editor's unsaved buffer stands for the file's content until it is
+// cleared; the file on disk is not read. A buffer equal to the cached parse's content is a hit.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +29,9 @@ public:
   std::shared_ptr<syntax::ParseResult> get(const std::string& path);
   // Drops every file not in `paths` (files that left the tree).
   void retain(const std::vector<std::string>& paths);
+  // `path` (as the source walk names it, or absolute: both find it) reads as `text`.
+  void set_overlay(const std::string& path, std::string text);
+  void clear_overlay(const std::string& path);
 
   size_t hits() const { return m_hits; }
   size_t misses() const { return m_misses; }
@@ -40,8 +46,11 @@ private:
     std::string hash;
     std::shared_ptr<syntax::ParseResult> parsed;
   };
+  static std::string overlay_key(const std::string& path);
+
   mutable std::mutex m_mutex;
   std::map<std::string, Item> m_items;
+  std::map<std::string, std::string> m_overlays;  // absolute, lexically normal path -> text
   size_t m_hits = 0;
   size_t m_misses = 0;
 };
