@@ -10,7 +10,9 @@
 #      QD_FUZZ_TARGET=runtime_store fuzzes libqdrt's own readers (qd_fuzz_runtime_store: index,
 #      pack, objects, CUDA bundles, kernel tables; seeded with the runtime tests' stores);
 #      QD_FUZZ_TARGET=instance_record fuzzes the reader of recorded runs (--instances JSON,
-#      qd_fuzz_instance_record, seeded with the committed records).
+#      qd_fuzz_instance_record, seeded with the committed records);
+#      QD_FUZZ_TARGET=lsp fuzzes the language server's reading of a client's bytes (framing,
+#      JSON-RPC, every handler, edits, positions; qd_fuzz_lsp, seeded with an editing session).
 # Exit: 0 if the run ended with no finding; non-zero otherwise (crash, leak, timeout, OOM, UB).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -101,13 +103,53 @@ PY
       >"$seeds/hostile.json"
     run_fuzzer instance_record 65536 build/fuzz/corpus_record "$seeds"
     ;;
+  lsp)
+    # Seeds: an editing session (initialize is done by the target; open, incremental edits in
+    # both line-ending styles, hover, definition, shutdown, exit) and broken framing.
+    cmake --build build/fuzz -j "${QD_JOBS:-2}" --target qd_fuzz_lsp
+    seeds=build/fuzz/lsp_seeds
+    rm -rf "$seeds" && mkdir -p "$seeds"
+    python3 - "$seeds" <<'PY'
+import json, os, sys, tempfile
+ws = os.path.realpath(os.path.join(tempfile.gettempdir(), "qd-fuzz-lsp"))
+uri = "file://" + ws + "/k.py"
+def frame(m):
+    b = json.dumps(m).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(b) + b
+text = ("import quadrants as qd\n\nG = 2.0\n\n@qd.func\ndef f(x):\n    r\u00e9 = x\n"
+        "    return r\u00e9 * G\n\n@qd.kernel(fastcache=True)\n"
+        "def k(a: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n    for i in range(a.shape[0]):\n"
+        "        a[i] = f(a[i])\r\n")
+session = [
+    {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": uri, "languageId": "python", "version": 1, "text": text}}},
+    {"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": 7, "character": 14}, "end": {"line": 7, "character": 15}},
+             "text": "3.0"}, {"text": text}]}},
+    {"jsonrpc": "2.0", "id": 1, "method": "textDocument/hover", "params": {
+        "textDocument": {"uri": uri}, "position": {"line": 10, "character": 5}}},
+    {"jsonrpc": "2.0", "id": 2, "method": "textDocument/definition", "params": {
+        "textDocument": {"uri": uri}, "position": {"line": 12, "character": 16}}},
+    {"jsonrpc": "2.0", "method": "textDocument/didClose", "params": {
+        "textDocument": {"uri": uri}}},
+    {"jsonrpc": "2.0", "id": 3, "method": "shutdown"},
+    {"jsonrpc": "2.0", "method": "exit"},
+]
+open(sys.argv[1] + "/session", "wb").write(b"".join(frame(m) for m in session))
+open(sys.argv[1] + "/framing", "wb").write(
+    b"Content-Length: x\r\n\r\n{}Content-Length: 2\r\n\r\n{}\r\n"
+    b"content-length:  5 \r\nContent-Type: a\r\n\r\n[1,2]Content-Length: 99999999999\r\n\r\n")
+PY
+    run_fuzzer lsp 16384 build/fuzz/corpus_lsp "$seeds"
+    ;;
   parser)
     cmake --build build/fuzz -j "${QD_JOBS:-2}" --target qd_fuzz_parser
     flags=(-dict=tests/fuzz/python.dict)
     run_fuzzer parser 4096 build/fuzz/corpus tests/fixtures/parse/valid tests/fixtures/parse/invalid
     ;;
   *)
-    echo "fuzz: unknown QD_FUZZ_TARGET '${QD_FUZZ_TARGET}' (parser, store_index, runtime_store, instance_record)" >&2
+    echo "fuzz: unknown QD_FUZZ_TARGET '${QD_FUZZ_TARGET}' (parser, store_index, runtime_store, instance_record, lsp)" >&2
     exit 2
     ;;
 esac

