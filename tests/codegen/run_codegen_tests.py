@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Golden fixtures for lowering, the offload split and the generated C++ (label codegen).
 
-tests/codegen/fixtures/*.py: valid kernels. The snapshot <name>.snap holds the output of
-`qd_codegen_dump FILE`: the IR after every pass and every generated unit; <name>.cuda.snap the
-units of the CUDA flavor (`--cuda`). Output must be
+tests/codegen/fixtures/*.py: valid kernels. The snapshot snapshots/fixtures@<name>.py.snap holds
+the output of `qd_codegen_dump FILE`: the IR after every pass and every generated unit;
+snapshots/fixtures@<name>.py.cuda.snap the units of the CUDA flavor (`--cuda`). Output must be
 deterministic: each fixture is dumped twice and both runs must agree byte for byte.
 
 tests/codegen/reject/*.py: kernels outside the supported language, one per kernel. Every kernel
 carries a comment `# expect: LINE:COL CODE text` naming the diagnostic it must produce (position,
-code and a substring of the message); the snapshot <name>.snap holds the full diagnostic lines.
+code and a substring of the message); the snapshot snapshots/reject@<name>.py.snap holds the full
+diagnostic lines. (Every snapshot suite has this layout: snapshots/<group>@<file>[.<variant>].)
 
 Snapshots are compared byte for byte (CRLF line ends or an extra trailing blank line differ).
 QD_UPDATE_SNAPSHOTS=1 rewrites the snapshots (review them in the diff).
@@ -34,6 +35,12 @@ def dump(tool, path, *extra):
     the fixture directory's path taken out."""
     r = subprocess.run([tool, str(path), *extra], capture_output=True, timeout=120)
     return r.returncode, r.stdout.decode("utf-8").replace(str(HERE) + "/", "")
+
+
+def snapshot_path(fixture, variant=""):
+    """snapshots/<group>@<file>[.<variant>].snap (the layout of every snapshot suite)."""
+    name = f"{fixture.parent.name}@{fixture.name}" + (f".{variant}" if variant else "")
+    return HERE / "snapshots" / (name + ".snap")
 
 
 def check_snapshot(name, snap, text, update):
@@ -62,7 +69,7 @@ def main():
         if not check(rc == 0, f"{f.name}: qd_codegen_dump exited {rc}:\n{out[-2000:]}"):
             continue
         check(out == out2, f"{f.name}: output is not deterministic")
-        check_snapshot(f.name, f.with_suffix(".snap"), out, update)
+        check_snapshot(f.name, snapshot_path(f), out, update)
         # The CUDA flavor of the same units (task_abi.h "CUDA modules"): entry points only differ.
         # A fixture marked `# cuda: rejected` pins the CUDA diagnostics instead (exit 1).
         rejected = "# cuda: rejected" in f.read_text()
@@ -73,7 +80,7 @@ def main():
                 continue
         elif not check(rc == 0, f"{f.name} --cuda: qd_codegen_dump exited {rc}:\n{out[-2000:]}"):
             continue
-        check_snapshot(f.name + " --cuda", f.with_suffix(".cuda.snap"), out, update)
+        check_snapshot(f.name + " --cuda", snapshot_path(f, "cuda"), out, update)
     for f in sorted((HERE / "reject").glob("*.py")):
         count += 1
         rc, out = dump(args.tool, f)
@@ -90,7 +97,7 @@ def main():
             check(hit, f"{f.name}: expected {line}:{col} {code} '{text}', got:\n  " +
                   "\n  ".join(diags))
         check(rc == 1, f"{f.name}: expected exit 1, got {rc}")
-        check_snapshot(f.name, f.with_suffix(".snap"), "\n".join(diags) + "\n", update)
+        check_snapshot(f.name, snapshot_path(f), "\n".join(diags) + "\n", update)
     print(f"codegen fixtures: {count} files" + (" (snapshots updated)" if update else ""))
     return CHECKS.finish()
 

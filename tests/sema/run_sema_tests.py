@@ -9,7 +9,7 @@ Checks:
     the summary line) and its exit status (1: the fixtures contain errors on purpose);
   * snapshots/check.json: the same as --format json; --format sarif is a SARIF 2.1.0 document with
     one result per diagnostic; --format github prints one workflow command per diagnostic;
-  * snapshots/explain/<module>@<qualname>.json: `explain --json` of every kernel of the fixtures
+  * snapshots/explain@<module>@<qualname>.json: `explain --json` of every kernel of the fixtures
     (signature, funcs, verdict, constants, key components and key);
   * keys/cases.txt: pairs of source trees (keys/<case>/a, keys/<case>/b) whose kernel key must be
     the same or must change;
@@ -133,7 +133,7 @@ def test_explain(qdbuild, only):
               f"explain {kid}: id and key")
         has_error = any(d["severity"] == "error" for d in doc["diagnostics"])
         check(rc == (1 if has_error else 0), f"explain {kid}: exit {rc} with errors={has_error}")
-        snapshot(f"explain/{kid.replace(':', '@')}.json", without_task_keys(doc))
+        snapshot(f"explain@{kid.replace(':', '@')}.json", without_task_keys(doc))
     rc, out, err = run(qdbuild, "explain", "compound:Solver.k_method", "--root", "fixtures")
     check(rc == 0, f"explain text: exit {rc}")
     snapshot("explain_text@compound@Solver.k_method.txt",
