@@ -45,3 +45,29 @@ qd_find_python312() {
   done
   return 1
 }
+
+# qd_find_python X.Y prints the path of a Python X.Y interpreter: a pyenv X.Y.* (the machine
+# image's pyenv has 3.12 and 3.13), else pythonX.Y on PATH. Returns 1 (prints nothing) if none.
+qd_find_python() {
+  local want="$1" c r root
+  local check="import sys; sys.exit(0 if '%d.%d' % sys.version_info[:2] == '$want' else 1)"
+  root=${PYENV_ROOT:-}
+  if [[ -z "$root" ]] && command -v pyenv >/dev/null 2>&1; then
+    root=$(pyenv root 2>/dev/null || true)
+  fi
+  for r in "$root" "$HOME/.pyenv" /root/.pyenv; do
+    [[ -n "$r" && -d "$r/versions" ]] || continue
+    for c in "$r"/versions/"$want".*/bin/python3; do
+      if [[ -x "$c" ]] && "$c" -c "$check" >/dev/null 2>&1; then
+        echo "$c"
+        return 0
+      fi
+    done
+  done
+  c=$(command -v "python$want" 2>/dev/null || true)
+  if [[ -n "$c" ]] && "$c" -c "$check" >/dev/null 2>&1; then
+    echo "$c"
+    return 0
+  fi
+  return 1
+}

@@ -18,6 +18,9 @@ PACKAGES=(
   # The remote cache's tests start their own nginx (WebDAV) and redis-server on 127.0.0.1 with
   # free ports in a temporary directory (tests/remote); the system services are not used.
   nginx-light redis-server
+  # Remote execution (src/remote_exec): gRPC and protobuf; its tests start BuildGrid (PyPI, in
+  # build/buildgrid-venv) on a throw-away PostgreSQL 15 cluster of their own (tests/remote_exec).
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler postgresql-15
   python3
 )
 
@@ -73,9 +76,11 @@ fi
 # from PyPI, unless `python -c CHECK` already succeeds in it. WHAT names it in messages, TESTS the
 # tests that need it. A failed install shows pip's output; under CI=true it is an error (exit 1),
 # elsewhere a note that those tests will be skipped (a later run of this script tries again).
+# QD_VENV_PYTHON: the interpreter that makes the venv (default python3).
 setup_venv() {
   local dir="$1" check="$2" what="$3" tests="$4"
   shift 4
+  local maker="${QD_VENV_PYTHON:-python3}"
   local v
   v="$(dirname "${BASH_SOURCE[0]}")/../build/$dir"
   if [[ -x "$v/bin/python" ]] && "$v/bin/python" -c "$check" >/dev/null 2>&1; then
@@ -85,7 +90,7 @@ setup_venv() {
   echo "setup: installing $* into build/$dir"
   local log
   log=$(mktemp)
-  if python3 -m venv "$v" >"$log" 2>&1 && "$v/bin/pip" install -q "$@" >>"$log" 2>&1 &&
+  if "$maker" -m venv "$v" >"$log" 2>&1 && "$v/bin/pip" install -q "$@" >>"$log" 2>&1 &&
     "$v/bin/python" -c "$check" >>"$log" 2>&1; then
     echo "setup: installed $what into build/$dir"
     rm -f "$log"
@@ -126,3 +131,16 @@ setup_venv wheel-venv \
 # (ctest -L lsp).
 setup_venv lsp-venv "from pygls.lsp.client import LanguageClient" "the pygls LSP client" \
   "the editor tests" pygls==2.1.1
+
+# BuildGrid (a Remote Execution API server; Python 3.13) in build/buildgrid-venv: the remote
+# execution tests start it on 127.0.0.1 (ctest -L remote_exec).
+if py313=$(qd_find_python 3.13); then
+  QD_VENV_PYTHON="$py313" setup_venv buildgrid-venv "import buildgrid" "BuildGrid 0.9.1" \
+    "the remote execution tests" buildgrid==0.9.1
+elif ((ci)); then
+  echo "setup: error: no Python 3.13 found for BuildGrid; under CI=true the remote execution" \
+    "tests fail without it" >&2
+  exit 1
+else
+  echo "setup: note: no Python 3.13 found for BuildGrid; the remote execution tests will be skipped"
+fi

@@ -45,6 +45,10 @@ REASONS = {
     "no-tool": ("a tool the test runs is not installed", False, "scripts/setup.sh"),
     "no-lsp-client": ("no build/lsp-venv with the pygls LSP client", False,
                       "scripts/setup.sh installs it (pip install pygls==2.1.1)"),
+    "no-buildgrid-venv": ("no build/buildgrid-venv with BuildGrid 0.9.1 (Python 3.13), or no "
+                          "PostgreSQL 15", False,
+                          "scripts/setup.sh installs them (postgresql-15; pip install "
+                          "buildgrid==0.9.1 under Python 3.13)"),
     "no-genesis-venv": ("no build/genesis-venv with genesis-world 1.4.5 and torch", False,
                         "scripts/setup.sh installs it (pip install genesis-world==1.4.5 torch)"),
 }

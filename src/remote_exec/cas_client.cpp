@@ -1,0 +1,264 @@
+#include "remote_exec/cas_client.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <grpcpp/grpcpp.h>
+
+#include "build/bazel/remote/execution/v2/remote_execution.grpc.pb.h"
+
+namespace qd::remote_exec {
+
+namespace re = build::bazel::remote::execution::v2;
+
+namespace {
+
+constexpr size_t k_max_batch_digests = 500;
+// Without a server limit, or above it: gRPC's default message limit is 4 MiB.
+constexpr int64_t k_default_batch_bytes = 4 * 1024 * 1024;
+// Room for the request's own fields (digests, framing) in a batch.
+constexpr int64_t k_batch_overhead = 64 * 1024;
+
+re::Digest to_proto(const Digest& d) {
+  re::Digest out;
+  out.set_hash(d.hash);
+  out.set_size_bytes(d.size);
+  return out;
+}
+
+Digest from_proto(const re::Digest& d) { return {d.hash(), d.size_bytes()}; }
+
+std::string status_text(const grpc::Status& s) {
+  return "gRPC status " + std::to_string(static_cast<int>(s.error_code())) +
+         (s.error_message().empty() ? "" : ": " + s.error_message());
+}
+
+}  // namespace
+
+bool parse_endpoint(const std::string& url, Endpoint& out, std::string& error) {
+  std::string rest;
+  if (url.starts_with("grpc://")) {
+    out.tls = false;
+    rest = url.substr(7);
+  } else if (url.starts_with("grpcs://")) {
+    out.tls = true;
+    rest = url.substr(8);
+  } else {
+    error = "'" + url + "' is not a grpc:// or grpcs:// address";
+    return false;
+  }
+  size_t slash = rest.find('/');
+  out.target = rest.substr(0, slash);
+  out.instance = slash == std::string::npos ? "" : rest.substr(slash + 1);
+  size_t colon = out.target.rfind(':');
+  if (out.target.empty() || colon == std::string::npos || colon == 0 ||
+      colon + 1 == out.target.size() ||
+      out.target.find_first_not_of("0123456789", colon + 1) != std::string::npos) {
+    error = "'" + url + "' names no host:port";
+    return false;
+  }
+  return true;
+}
+
+struct CasClient::Impl {
+  Endpoint endpoint;
+  std::chrono::milliseconds timeout;
+  std::shared_ptr<grpc::Channel> channel;
+  std::unique_ptr<re::ContentAddressableStorage::Stub> cas;
+  std::unique_ptr<re::Capabilities::Stub> caps;
+  int64_t budget = 0;  // 0: not asked yet
+
+  void deadline(grpc::ClientContext& ctx) const {
+    ctx.set_deadline(std::chrono::system_clock::now() + timeout);
+  }
+};
+
+CasClient::CasClient(const Endpoint& endpoint, std::chrono::milliseconds timeout)
+    : m_impl(std::make_unique<Impl>()) {
+  m_impl->endpoint = endpoint;
+  m_impl->timeout = timeout;
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(k_default_batch_bytes * 2);
+  m_impl->channel =
+      grpc::CreateCustomChannel(endpoint.target,
+                                endpoint.tls ? grpc::SslCredentials(grpc::SslCredentialsOptions())
+                                             : grpc::InsecureChannelCredentials(),
+                                args);
+  m_impl->cas = re::ContentAddressableStorage::NewStub(m_impl->channel);
+  m_impl->caps = re::Capabilities::NewStub(m_impl->channel);
+}
+
+CasClient::~CasClient() = default;
+
+bool CasClient::capabilities(Capabilities& out, std::string& error) {
+  grpc::ClientContext ctx;
+  m_impl->deadline(ctx);
+  re::GetCapabilitiesRequest req;
+  req.set_instance_name(m_impl->endpoint.instance);
+  re::ServerCapabilities caps;
+  grpc::Status s = m_impl->caps->GetCapabilities(&ctx, req, &caps);
+  if (!s.ok()) {
+    error = "GetCapabilities from " + m_impl->endpoint.target + ": " + status_text(s);
+    return false;
+  }
+  out = Capabilities();
+  const re::CacheCapabilities& cc = caps.cache_capabilities();
+  out.sha256 = std::find(cc.digest_functions().begin(), cc.digest_functions().end(),
+                         re::DigestFunction::SHA256) != cc.digest_functions().end();
+  out.max_batch_bytes = cc.max_batch_total_size_bytes();
+  out.exec_enabled = caps.execution_capabilities().exec_enabled();
+  out.api_version = std::to_string(caps.high_api_version().major()) + "." +
+                    std::to_string(caps.high_api_version().minor());
+  return true;
+}
+
+int64_t CasClient::batch_budget() {
+  if (m_impl->budget == 0) {
+    Capabilities c;
+    std::string error;
+    int64_t limit = k_default_batch_bytes;
+    if (capabilities(c, error) && c.max_batch_bytes > 0) {
+      limit = std::min(limit, c.max_batch_bytes);
+    }
+    m_impl->budget = std::max<int64_t>(limit - k_batch_overhead, 1);
+  }
+  return m_impl->budget;
+}
+
+bool CasClient::find_missing(const std::vector<Digest>& wanted, std::vector<Digest>& missing,
+                             std::string& error) {
+  missing.clear();
+  for (size_t start = 0; start < wanted.size(); start += k_max_batch_digests) {
+    size_t end = std::min(wanted.size(), start + k_max_batch_digests);
+    grpc::ClientContext ctx;
+    m_impl->deadline(ctx);
+    re::FindMissingBlobsRequest req;
+    req.set_instance_name(m_impl->endpoint.instance);
+    req.set_digest_function(re::DigestFunction::SHA256);
+    for (size_t i = start; i < end; ++i) {
+      *req.add_blob_digests() = to_proto(wanted[i]);
+    }
+    re::FindMissingBlobsResponse resp;
+    grpc::Status s = m_impl->cas->FindMissingBlobs(&ctx, req, &resp);
+    if (!s.ok()) {
+      error = "FindMissingBlobs: " + status_text(s);
+      return false;
+    }
+    std::map<Digest, int> absent;
+    for (const re::Digest& d : resp.missing_blob_digests()) {
+      ++absent[from_proto(d)];
+    }
+    for (size_t i = start; i < end; ++i) {
+      if (absent.count(wanted[i]) != 0) {
+        missing.push_back(wanted[i]);
+      }
+    }
+  }
+  return true;
+}
+
+bool CasClient::upload(const std::vector<std::string>& blobs, std::string& error) {
+  int64_t budget = batch_budget();
+  size_t i = 0;
+  while (i < blobs.size()) {
+    re::BatchUpdateBlobsRequest req;
+    req.set_instance_name(m_impl->endpoint.instance);
+    req.set_digest_function(re::DigestFunction::SHA256);
+    int64_t bytes = 0;
+    while (i < blobs.size() && static_cast<size_t>(req.requests_size()) < k_max_batch_digests) {
+      int64_t size = static_cast<int64_t>(blobs[i].size());
+      if (size > budget) {
+        error = "a blob of " + std::to_string(size) + " bytes is larger than a batch (" +
+                std::to_string(budget) + " bytes; ByteStream writes are not used yet)";
+        return false;
+      }
+      if (bytes + size > budget && req.requests_size() > 0) {
+        break;
+      }
+      re::BatchUpdateBlobsRequest::Request* r = req.add_requests();
+      *r->mutable_digest() = to_proto(digest_of(blobs[i]));
+      r->set_data(blobs[i]);
+      bytes += size;
+      ++i;
+    }
+    grpc::ClientContext ctx;
+    m_impl->deadline(ctx);
+    re::BatchUpdateBlobsResponse resp;
+    grpc::Status s = m_impl->cas->BatchUpdateBlobs(&ctx, req, &resp);
+    if (!s.ok()) {
+      error = "BatchUpdateBlobs: " + status_text(s);
+      return false;
+    }
+    for (const auto& r : resp.responses()) {
+      if (r.status().code() != 0) {
+        error = "BatchUpdateBlobs: " + from_proto(r.digest()).text() + ": status " +
+                std::to_string(r.status().code()) + " " + r.status().message();
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool CasClient::read(const std::vector<Digest>& digests, std::vector<std::string>& out,
+                     std::string& error) {
+  out.assign(digests.size(), std::string());
+  int64_t budget = batch_budget();
+  size_t i = 0;
+  while (i < digests.size()) {
+    re::BatchReadBlobsRequest req;
+    req.set_instance_name(m_impl->endpoint.instance);
+    req.set_digest_function(re::DigestFunction::SHA256);
+    std::multimap<Digest, size_t> where;
+    int64_t bytes = 0;
+    while (i < digests.size() && static_cast<size_t>(req.digests_size()) < k_max_batch_digests) {
+      if (digests[i].size > budget) {
+        error = "a blob of " + std::to_string(digests[i].size) + " bytes is larger than a batch (" +
+                std::to_string(budget) + " bytes; ByteStream reads are not used yet)";
+        return false;
+      }
+      if (bytes + digests[i].size > budget && req.digests_size() > 0) {
+        break;
+      }
+      *req.add_digests() = to_proto(digests[i]);
+      where.emplace(digests[i], i);
+      bytes += digests[i].size;
+      ++i;
+    }
+    grpc::ClientContext ctx;
+    m_impl->deadline(ctx);
+    re::BatchReadBlobsResponse resp;
+    grpc::Status s = m_impl->cas->BatchReadBlobs(&ctx, req, &resp);
+    if (!s.ok()) {
+      error = "BatchReadBlobs: " + status_text(s);
+      return false;
+    }
+    for (const auto& r : resp.responses()) {
+      Digest d = from_proto(r.digest());
+      auto it = where.find(d);
+      if (it == where.end()) {
+        error = "BatchReadBlobs: the server answered for " + d.text() + ", which was not asked";
+        return false;
+      }
+      if (r.status().code() != 0) {
+        error = "BatchReadBlobs: " + d.text() + ": status " + std::to_string(r.status().code()) +
+                (r.status().message().empty() ? "" : " " + r.status().message());
+        return false;
+      }
+      if (digest_of(r.data()) != d) {
+        error = "BatchReadBlobs: the bytes the server returned for " + d.text() +
+                " have another digest (" + digest_of(r.data()).text() + ")";
+        return false;
+      }
+      out[it->second] = r.data();
+      where.erase(it);
+    }
+    if (!where.empty()) {
+      error = "BatchReadBlobs: no answer for " + where.begin()->first.text();
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace qd::remote_exec

@@ -1,0 +1,192 @@
+"""A throw-away PostgreSQL 15 cluster and a BuildGrid 0.9.1 server (a Remote Execution API v2
+server) on 127.0.0.1 with free ports, in a temporary directory (stdlib only):
+
+    with BuildGridStack(ROOT / "build" / "buildgrid-venv") as s:
+        ... "grpc://" + s.target ...
+
+BuildGrid's scheduler needs PostgreSQL (it refuses SQLite) and does not create its tables: the
+stack runs `bgd migrate apply` before `bgd server start`. PostgreSQL refuses to run as root, so
+as root it runs as Debian's `postgres` system user. Both are children of the test, stopped in
+order on exit (BuildGrid first: it holds pooled connections; PostgreSQL with SIGINT, a fast
+shutdown). Up in about 4 s, down in under 1 s. QD_KEEP_BGD_DIR=1 keeps the directory (logs).
+The config: one instance "", an in-memory CAS, an action cache, the SQL scheduler with the
+platform key `qdbuild-toolchain` matched besides OSFamily and ISA, bot sessions that expire after
+`keepalive` seconds.
+"""
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+PGBIN = "/usr/lib/postgresql/15/bin"
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+def wait_port(port, proc, what, timeout=30.0):
+    end = time.time() + timeout
+    while time.time() < end:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited with {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"{what} does not listen on port {port}")
+
+class Postgres:
+    """initdb + postgres in the foreground (a child we own). PostgreSQL refuses to run as root,
+    so as root it runs as the 'postgres' system user (created by Debian's postgresql-common)."""
+    def __init__(self, base):
+        self.dir = os.path.join(base, "pg")
+        os.makedirs(self.dir)
+        self.port = free_port()
+        kw = {}
+        if os.geteuid() == 0:
+            pw = pwd.getpwnam("postgres")
+            os.chmod(base, 0o755)                      # let 'postgres' traverse to base/pg
+            os.chown(self.dir, pw.pw_uid, pw.pw_gid)
+            kw = dict(user=pw.pw_uid, group=pw.pw_gid, extra_groups=[])
+        self._kw = kw
+        data = os.path.join(self.dir, "data")
+        subprocess.run([f"{PGBIN}/initdb", "-D", data, "-U", "bgd", "--auth=trust", "--no-sync",
+                        "-E", "UTF8", "--locale=C.UTF-8"], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, **kw)
+        self.log = open(os.path.join(self.dir, "postgres.log"), "w")
+        self.proc = subprocess.Popen(
+            [f"{PGBIN}/postgres", "-D", data, "-p", str(self.port), "-c", "listen_addresses=127.0.0.1",
+             "-k", self.dir, "-c", "fsync=off", "-c", "synchronous_commit=off",
+             "-c", "full_page_writes=off", "-c", "max_connections=100"],
+            stdout=self.log, stderr=subprocess.STDOUT, **kw)
+        wait_port(self.port, self.proc, "postgres")
+        # The port accepts before the cluster is ready: wait for pg_isready.
+        end = time.time() + 30
+        while subprocess.run([f"{PGBIN}/pg_isready", "-q", "-h", "127.0.0.1", "-p", str(self.port)]).returncode:
+            if time.time() > end:
+                raise RuntimeError("postgres not ready")
+            time.sleep(0.05)
+        self.url = f"postgresql+psycopg://bgd@127.0.0.1:{self.port}/postgres"
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)       # "fast" shutdown (SIGTERM waits for clients)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+CONFIG = """\
+server:
+  - !channel
+    address: "127.0.0.1:{port}"
+    insecure-mode: true
+authorization:
+  method: none
+connections:
+  - !sql-connection &sql
+    connection-string: {pg_url}
+    pool-size: 5
+    max-overflow: 10
+storages:
+  - !lru-storage &cas
+    size: 256M
+caches:
+  - !lru-action-cache &ac
+    storage: *cas
+    max-cached-refs: 1024
+    allow-updates: true
+    cache-failed-actions: true
+schedulers:
+  - !sql-scheduler &scheduler
+    sql: *sql
+    storage: *cas
+    action-cache: *ac
+    property-set: !dynamic-property-set
+      match-property-keys: [qdbuild-toolchain]
+    bot-session-keepalive-timeout: {keepalive}
+    session-expiry-timer-interval: 0.5
+    max-execution-timeout: 600
+    max-job-attempts: 2
+    poll-interval: 0.2
+    bot-poll-interval: 0.2
+    assigners:
+      - !priority-age-assigner
+        count: 1
+        interval: 0.1
+        priority-assignment-percentage: 100
+instances:
+  - name: ""
+    services:
+      - !action-cache
+        cache: *ac
+      - !execution
+        scheduler: *scheduler
+        operation-stream-keepalive-timeout: 30
+      - !cas
+        storage: *cas
+      - !bytestream
+        storage: *cas
+thread-pool-size: 20
+maximum-concurrent-rpcs: 20
+"""
+
+class BuildGrid:
+    def __init__(self, base, venv, pg_url, keepalive=5):
+        self.dir = os.path.join(base, "bgd")
+        os.makedirs(self.dir)
+        bgd = os.path.join(venv, "bin", "bgd")
+        self.port = free_port()
+        self.config = os.path.join(self.dir, "bgd.yml")
+        with open(self.config, "w") as f:
+            f.write(CONFIG.format(port=self.port, pg_url=pg_url, keepalive=keepalive))
+        # The schema is not created by the server: apply the alembic migrations first.
+        subprocess.run([bgd, "migrate", "apply", pg_url], check=True, capture_output=True)
+        self.log = open(os.path.join(self.dir, "bgd.log"), "w")
+        self.proc = subprocess.Popen([bgd, "server", "start", "-v", self.config],
+                                     stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        wait_port(self.port, self.proc, "bgd server")
+        self.target = f"127.0.0.1:{self.port}"
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()                      # SIGTERM: graceful stop, ~3 s
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+class BuildGridStack:
+    def __init__(self, venv, keepalive=5):
+        self.venv, self.keepalive = venv, keepalive
+    def __enter__(self):
+        self.base = tempfile.mkdtemp(prefix="qd-bgd-")
+        self.pg = self.bgd = None
+        try:
+            self.pg = Postgres(self.base)
+            self.bgd = BuildGrid(self.base, self.venv, self.pg.url, self.keepalive)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        self.target = self.bgd.target
+        return self
+    def __exit__(self, *exc):
+        if self.bgd:
+            self.bgd.stop()                   # BuildGrid first: it holds pool connections
+        if self.pg:
+            self.pg.stop()
+        if os.environ.get("QD_KEEP_BGD_DIR"):
+            print("kept", self.base)
+        else:
+            shutil.rmtree(self.base, ignore_errors=True)
+
