@@ -298,18 +298,21 @@ std::string Server::document_path(const Json& params) const {
   return path;
 }
 
+void Server::edited(const std::string& path, const Json& document) {
+  std::string uri = path_to_uri(path);
+  if (document.contains("version") && document.at("version").is_number_integer()) {
+    m_versions[uri] = document.at("version").get<int64_t>();
+  }
+  m_edited.insert(uri);  // published after the next analysis, diagnostics or not
+  m_dirty = true;
+}
+
 void Server::did_open(const Json& params) {
   std::string path = document_path(params);
   std::string text =
       string_member(member(params, "textDocument", "params"), "text", "textDocument");
   m_workspace->open(path, std::move(text));
-  std::string uri = path_to_uri(path);
-  const Json& doc = params.at("textDocument");
-  if (doc.contains("version") && doc.at("version").is_number_integer()) {
-    m_versions[uri] = doc.at("version").get<int64_t>();
-  }
-  m_edited.insert(uri);
-  m_dirty = true;
+  edited(path, params.at("textDocument"));
 }
 
 void Server::did_change(const Json& params) {
@@ -342,13 +345,7 @@ void Server::did_change(const Json& params) {
     text.replace(a, b - a, piece);
   }
   m_workspace->update(path, std::move(text));
-  std::string uri = path_to_uri(path);
-  const Json& doc = params.at("textDocument");
-  if (doc.contains("version") && doc.at("version").is_number_integer()) {
-    m_versions[uri] = doc.at("version").get<int64_t>();
-  }
-  m_edited.insert(uri);
-  m_dirty = true;
+  edited(path, params.at("textDocument"));
 }
 
 void Server::did_close(const Json& params) {

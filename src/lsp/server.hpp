@@ -62,6 +62,8 @@ private:
   void did_open(const Json& params);
   void did_change(const Json& params);
   void did_close(const Json& params);
+  // A document opened or changed: its version, and a publish after the next analysis.
+  void edited(const std::string& path, const Json& document);
   Json hover(const Json& params);
   Json definition(const Json& params);
 

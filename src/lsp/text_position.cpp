@@ -1,24 +1,12 @@
 #include "lsp/text_position.hpp"
 
+#include "support/hex.hpp"
 #include <algorithm>
 #include <cctype>
 
 namespace qd::lsp {
 
 namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
-}
 
 // The length of the UTF-8 sequence starting with `lead` (1 for a stray byte: counted as one).
 size_t sequence_length(unsigned char lead) {
@@ -63,8 +51,8 @@ std::string uri_to_path(std::string_view uri, std::string& error) {
   std::string out;
   for (size_t i = 0; i < rest.size(); ++i) {
     if (rest[i] == '%') {
-      int hi = i + 2 < rest.size() ? hex_value(rest[i + 1]) : -1;
-      int lo = i + 2 < rest.size() ? hex_value(rest[i + 2]) : -1;
+      int hi = i + 2 < rest.size() ? support::hex_digit_value(rest[i + 1]) : -1;
+      int lo = i + 2 < rest.size() ? support::hex_digit_value(rest[i + 2]) : -1;
       if (hi < 0 || lo < 0) {
         error = "a bad percent escape in '" + std::string(uri.substr(0, 200)) + "'";
         return "";

@@ -6,6 +6,7 @@
 #include <openssl/evp.h>
 
 #define XXH_INLINE_ALL
+#include "support/hex.hpp"
 #include <xxhash.h>
 
 namespace qd::store {
@@ -13,19 +14,6 @@ namespace qd::store {
 namespace {
 
 constexpr char k_hex[] = "0123456789abcdef";
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
-}
 
 void put_le64(uint8_t* out, uint64_t v) {
   for (int i = 0; i < 8; ++i) {
@@ -50,8 +38,8 @@ std::optional<ObjectId> ObjectId::from_hex(std::string_view text) {
   }
   ObjectId id;
   for (size_t i = 0; i < 32; ++i) {
-    int hi = hex_value(text[2 * i]);
-    int lo = hex_value(text[2 * i + 1]);
+    int hi = support::hex_digit_value(text[2 * i]);
+    int lo = support::hex_digit_value(text[2 * i + 1]);
     if (hi < 0 || lo < 0) {
       return std::nullopt;
     }

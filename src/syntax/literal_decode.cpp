@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "support/hex.hpp"
 #include "support/utf8.hpp"
 #include "syntax/unicode.hpp"
 
@@ -16,19 +17,6 @@ bool has_non_ascii(std::string_view s) {
     }
   }
   return false;
-}
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
 }
 
 bool is_octal(char c) { return c >= '0' && c <= '7'; }
@@ -180,7 +168,7 @@ bool decode_str_literal(std::string_view body, bool raw, std::string& out,
                                       : "truncated \\UXXXXXXXX escape";
       uint32_t v = 0;
       for (int k = 0; k < count; ++k, ++i) {
-        const int h = i < n ? hex_value(data[i]) : -1;
+        const int h = i < n ? support::hex_digit_value(data[i]) : -1;
         if (h < 0) {
           add_unicode_error(body, start, i, reason, problems);
           return false;
@@ -289,8 +277,8 @@ bool decode_bytes_literal(std::string_view body, bool raw, std::string& out,
       continue;
     }
     if (c == 'x') {
-      const int d1 = i + 1 < n ? hex_value(data[i]) : -1;
-      const int d2 = i + 1 < n ? hex_value(data[i + 1]) : -1;
+      const int d1 = i + 1 < n ? support::hex_digit_value(data[i]) : -1;
+      const int d2 = i + 1 < n ? support::hex_digit_value(data[i + 1]) : -1;
       if (d1 < 0 || d2 < 0) {
         problems.push_back(
             {static_cast<uint32_t>(start), true,

@@ -1,5 +1,6 @@
 #include "syntax/number_literal.hpp"
 
+#include "support/hex.hpp"
 #include <charconv>
 #include <cstdint>
 #include <limits>
@@ -16,16 +17,8 @@ bool has_base_prefix(std::string_view text) {
 }
 
 int digit_value(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return 99;
+  int v = support::hex_digit_value(c);
+  return v < 0 ? 99 : v;
 }
 
 // Digits without underscores and leading zeros ("" for zero).

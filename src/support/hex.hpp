@@ -1,0 +1,20 @@
+// Hexadecimal digits (knows nothing of qdbuild).
+#pragma once
+
+namespace qd::support {
+
+// The value of one hexadecimal digit, either case; -1 for any other character.
+constexpr int hex_digit_value(char c) {
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'a' && c <= 'f') {
+    return c - 'a' + 10;
+  }
+  if (c >= 'A' && c <= 'F') {
+    return c - 'A' + 10;
+  }
+  return -1;
+}
+
+}  // namespace qd::support
