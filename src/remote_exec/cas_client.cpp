@@ -1,11 +1,14 @@
 #include "remote_exec/cas_client.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
+#include <random>
 
 #include <grpcpp/grpcpp.h>
 
 #include "build/bazel/remote/execution/v2/remote_execution.grpc.pb.h"
+#include "google/bytestream/bytestream.grpc.pb.h"
 
 namespace qd::remote_exec {
 
@@ -18,6 +21,8 @@ constexpr size_t k_max_batch_digests = 500;
 constexpr int64_t k_default_batch_bytes = 4 * 1024 * 1024;
 // Room for the request's own fields (digests, framing) in a batch.
 constexpr int64_t k_batch_overhead = 64 * 1024;
+// A ByteStream message's payload (blobs over a batch go through ByteStream in chunks of this).
+constexpr int64_t k_stream_chunk = 1024 * 1024;
 
 re::Digest to_proto(const Digest& d) {
   re::Digest out;
@@ -66,6 +71,7 @@ struct CasClient::Impl {
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<re::ContentAddressableStorage::Stub> cas;
   std::unique_ptr<re::Capabilities::Stub> caps;
+  std::unique_ptr<google::bytestream::ByteStream::Stub> bytestream;
   int64_t budget = 0;  // 0: not asked yet
 
   void deadline(grpc::ClientContext& ctx) const {
@@ -86,6 +92,7 @@ CasClient::CasClient(const Endpoint& endpoint, std::chrono::milliseconds timeout
                                 args);
   m_impl->cas = re::ContentAddressableStorage::NewStub(m_impl->channel);
   m_impl->caps = re::Capabilities::NewStub(m_impl->channel);
+  m_impl->bytestream = google::bytestream::ByteStream::NewStub(m_impl->channel);
 }
 
 CasClient::~CasClient() = default;
@@ -159,27 +166,33 @@ bool CasClient::find_missing(const std::vector<Digest>& wanted, std::vector<Dige
 
 bool CasClient::upload(const std::vector<std::string>& blobs, std::string& error) {
   int64_t budget = batch_budget();
-  size_t i = 0;
-  while (i < blobs.size()) {
+  std::vector<size_t> small;
+  for (size_t i = 0; i < blobs.size(); ++i) {
+    if (static_cast<int64_t>(blobs[i].size()) > budget) {
+      if (!stream_write(blobs[i], error)) {
+        return false;
+      }
+    } else {
+      small.push_back(i);
+    }
+  }
+  size_t next = 0;
+  while (next < small.size()) {
     re::BatchUpdateBlobsRequest req;
     req.set_instance_name(m_impl->endpoint.instance);
     req.set_digest_function(re::DigestFunction::SHA256);
     int64_t bytes = 0;
-    while (i < blobs.size() && static_cast<size_t>(req.requests_size()) < k_max_batch_digests) {
-      int64_t size = static_cast<int64_t>(blobs[i].size());
-      if (size > budget) {
-        error = "a blob of " + std::to_string(size) + " bytes is larger than a batch (" +
-                std::to_string(budget) + " bytes; ByteStream writes are not used yet)";
-        return false;
-      }
+    while (next < small.size() && static_cast<size_t>(req.requests_size()) < k_max_batch_digests) {
+      const std::string& blob = blobs[small[next]];
+      int64_t size = static_cast<int64_t>(blob.size());
       if (bytes + size > budget && req.requests_size() > 0) {
         break;
       }
       re::BatchUpdateBlobsRequest::Request* r = req.add_requests();
-      *r->mutable_digest() = to_proto(digest_of(blobs[i]));
-      r->set_data(blobs[i]);
+      *r->mutable_digest() = to_proto(digest_of(blob));
+      r->set_data(blob);
       bytes += size;
-      ++i;
+      ++next;
     }
     grpc::ClientContext ctx;
     m_impl->deadline(ctx);
@@ -204,26 +217,32 @@ bool CasClient::read(const std::vector<Digest>& digests, std::vector<std::string
                      std::string& error) {
   out.assign(digests.size(), std::string());
   int64_t budget = batch_budget();
-  size_t i = 0;
-  while (i < digests.size()) {
+  std::vector<size_t> small;
+  for (size_t i = 0; i < digests.size(); ++i) {
+    if (digests[i].size > budget) {
+      if (!stream_read(digests[i], out[i], error)) {
+        return false;
+      }
+    } else {
+      small.push_back(i);
+    }
+  }
+  size_t next = 0;
+  while (next < small.size()) {
     re::BatchReadBlobsRequest req;
     req.set_instance_name(m_impl->endpoint.instance);
     req.set_digest_function(re::DigestFunction::SHA256);
     std::multimap<Digest, size_t> where;
     int64_t bytes = 0;
-    while (i < digests.size() && static_cast<size_t>(req.digests_size()) < k_max_batch_digests) {
-      if (digests[i].size > budget) {
-        error = "a blob of " + std::to_string(digests[i].size) + " bytes is larger than a batch (" +
-                std::to_string(budget) + " bytes; ByteStream reads are not used yet)";
-        return false;
-      }
-      if (bytes + digests[i].size > budget && req.digests_size() > 0) {
+    while (next < small.size() && static_cast<size_t>(req.digests_size()) < k_max_batch_digests) {
+      const Digest& d = digests[small[next]];
+      if (bytes + d.size > budget && req.digests_size() > 0) {
         break;
       }
-      *req.add_digests() = to_proto(digests[i]);
-      where.emplace(digests[i], i);
-      bytes += digests[i].size;
-      ++i;
+      *req.add_digests() = to_proto(d);
+      where.emplace(d, small[next]);
+      bytes += d.size;
+      ++next;
     }
     grpc::ClientContext ctx;
     m_impl->deadline(ctx);
@@ -257,6 +276,84 @@ bool CasClient::read(const std::vector<Digest>& digests, std::vector<std::string
       error = "BatchReadBlobs: no answer for " + where.begin()->first.text();
       return false;
     }
+  }
+  return true;
+}
+
+std::string CasClient::resource_prefix() const {
+  return m_impl->endpoint.instance.empty() ? "" : m_impl->endpoint.instance + "/";
+}
+
+bool CasClient::stream_write(const std::string& blob, std::string& error) {
+  Digest d = digest_of(blob);
+  std::random_device rd;
+  char uuid[40];
+  std::snprintf(uuid, sizeof uuid, "%08x-%04x-4%03x-a%03x-%08x%04x", rd(), rd() & 0xFFFF,
+                rd() & 0xFFF, rd() & 0xFFF, rd(), rd() & 0xFFFF);
+  std::string name =
+      resource_prefix() + "uploads/" + uuid + "/blobs/" + d.hash + "/" + std::to_string(d.size);
+  grpc::ClientContext ctx;
+  m_impl->deadline(ctx);
+  google::bytestream::WriteResponse resp;
+  std::unique_ptr<grpc::ClientWriter<google::bytestream::WriteRequest>> writer =
+      m_impl->bytestream->Write(&ctx, &resp);
+  int64_t offset = 0;
+  bool sent = true;
+  do {
+    google::bytestream::WriteRequest req;
+    if (offset == 0) {
+      req.set_resource_name(name);
+    }
+    int64_t n = std::min<int64_t>(k_stream_chunk, d.size - offset);
+    req.set_write_offset(offset);
+    req.set_data(blob.data() + offset, static_cast<size_t>(n));
+    offset += n;
+    req.set_finish_write(offset == d.size);
+    sent = writer->Write(req);
+  } while (sent && offset < d.size);
+  writer->WritesDone();
+  grpc::Status s = writer->Finish();
+  if (!s.ok()) {
+    error = "ByteStream.Write " + d.text() + ": " + status_text(s);
+    return false;
+  }
+  if (resp.committed_size() != d.size) {
+    error = "ByteStream.Write " + d.text() + ": the server committed " +
+            std::to_string(resp.committed_size()) + " bytes";
+    return false;
+  }
+  return true;
+}
+
+bool CasClient::stream_read(const Digest& d, std::string& out, std::string& error) {
+  grpc::ClientContext ctx;
+  m_impl->deadline(ctx);
+  google::bytestream::ReadRequest req;
+  req.set_resource_name(resource_prefix() + "blobs/" + d.hash + "/" + std::to_string(d.size));
+  std::unique_ptr<grpc::ClientReader<google::bytestream::ReadResponse>> reader =
+      m_impl->bytestream->Read(&ctx, req);
+  out.clear();
+  // (A digest may come from a server: reserve no more than a chunk or so on its word.)
+  out.reserve(static_cast<size_t>(std::min<int64_t>(d.size, 16 * k_stream_chunk)));
+  google::bytestream::ReadResponse chunk;
+  while (reader->Read(&chunk)) {
+    if (static_cast<int64_t>(out.size() + chunk.data().size()) > d.size) {
+      ctx.TryCancel();
+      reader->Finish();
+      error = "ByteStream.Read " + d.text() + ": the server sent more bytes than the blob has";
+      return false;
+    }
+    out += chunk.data();
+  }
+  grpc::Status s = reader->Finish();
+  if (!s.ok()) {
+    error = "ByteStream.Read " + d.text() + ": " + status_text(s);
+    return false;
+  }
+  if (digest_of(out) != d) {
+    error = "ByteStream.Read: the bytes the server returned for " + d.text() +
+            " have another digest (" + digest_of(out).text() + ")";
+    return false;
   }
   return true;
 }

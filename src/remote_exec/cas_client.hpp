@@ -1,7 +1,8 @@
 // A client of a Remote Execution API v2 server's Content Addressable Storage: what it holds
 // (FindMissingBlobs), putting blobs (BatchUpdateBlobs) and getting them back
 // (BatchReadBlobs), each batch within the server's limits (GetCapabilities: the total bytes of a
-// batch; at most 500 digests). Every blob read back is verified against its digest: a server that
+// batch; at most 500 digests); a blob larger than a batch goes through ByteStream Write / Read in
+// chunks of 1 MiB. Every blob read back is verified against its digest: a server that
 // returns other bytes is an error, never a result.
 //
 //   grpc://host:port[/instance]    plain HTTP/2 (tests, a trusted network)
@@ -44,8 +45,7 @@ public:
   // The digests of `wanted` the server lacks, in `wanted`'s order.
   bool find_missing(const std::vector<Digest>& wanted, std::vector<Digest>& missing,
                     std::string& error);
-  // Puts every blob (as many batches as the limits need). A blob larger than a batch is an
-  // error (ByteStream writes are not used yet).
+  // Puts every blob (as many batches as the limits need; larger ones by ByteStream).
   bool upload(const std::vector<std::string>& blobs, std::string& error);
   // The blobs of `digests`, in their order, each verified against its digest. A blob the server
   // does not have is an error naming it.
@@ -55,6 +55,10 @@ public:
   int64_t batch_budget();
 
 private:
+  std::string resource_prefix() const;  // "INSTANCE/" ("" for the default instance)
+  bool stream_write(const std::string& blob, std::string& error);
+  bool stream_read(const Digest& d, std::string& out, std::string& error);
+
   struct Impl;
   std::unique_ptr<Impl> m_impl;
 };

@@ -2,8 +2,8 @@
 """qdbuild's Remote Execution API client against a real server: BuildGrid 0.9.1 on a throw-away
 PostgreSQL 15 cluster, both started here on 127.0.0.1 (tests/lib/buildgrid_stack.py), then
 qd_reapi_cas_check (tests/remote_exec/cas_check.cpp) on it: capabilities, FindMissingBlobs,
-BatchUpdateBlobs and BatchReadBlobs in several batches, every blob read back verified, a missing
-blob and an oversized one refused.
+BatchUpdateBlobs and BatchReadBlobs in several batches, ByteStream for blobs over a batch, every
+blob read back verified, missing blobs refused.
 
 Usage: test_reapi.py --tool build/bin/qd_reapi_cas_check [--venv build/buildgrid-venv]
 Exit: 0 all passed; 1 a failure; 125 (skip) without BuildGrid or PostgreSQL.
