@@ -91,7 +91,8 @@ void Workspace::analyze() {
                                            m_options.instance_files, true, m_options.paths.empty());
   for (const qdbuild::Diagnostic& d : sel.config_errors) {
     FileDiagnostic fd;
-    fd.span = {absolute(d.file), {d.line - 1, 0}, {d.line - 1, 0}};
+    int64_t line = std::max(1, d.line) - 1;
+    fd.span = {absolute(d.file), {line, 0}, {line, 0}};
     fd.severity = d.severity;
     fd.code = d.code;
     fd.message = d.message;
@@ -139,8 +140,11 @@ void Workspace::run_analysis(bool keys) {
   m_keyed = keys;
   m_reparsed = m_cache.misses() - misses;
   std::vector<std::string> kept;
-  for (const sema::ModuleInfo& m : m_analysis->program->modules) {
+  m_module_of.clear();
+  for (size_t i = 0; i < m_analysis->program->modules.size(); ++i) {
+    const sema::ModuleInfo& m = m_analysis->program->modules[i];
     kept.push_back(m.path);
+    m_module_of[absolute(m.path)] = i;
   }
   m_cache.retain(kept);
 }
@@ -211,8 +215,10 @@ std::string Workspace::line_text(const std::string& path, int64_t line) const {
     return std::string(line_of(*doc, line));
   }
   if (m_analysis) {
-    for (const sema::ModuleInfo& m : m_analysis->program->modules) {
-      if (m.parsed && absolute(m.path) == path) {
+    auto it = m_module_of.find(path);
+    if (it != m_module_of.end()) {
+      const sema::ModuleInfo& m = m_analysis->program->modules[it->second];
+      if (m.parsed) {
         return std::string(m.parsed->source.line_text(static_cast<int32_t>(line + 1)));
       }
     }

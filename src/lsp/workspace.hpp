@@ -113,7 +113,8 @@ private:
   sema::RecordCache m_records;
   std::unique_ptr<sema::Analysis> m_analysis;
   std::unique_ptr<sema::Analysis> m_previous;
-  bool m_keyed = false;  // m_analysis has kernel keys
+  std::map<std::string, size_t> m_module_of;  // absolute path -> m_analysis's module index
+  bool m_keyed = false;                       // m_analysis has kernel keys
   // The selection of the last analyze(): what a keyed analysis for a hover runs on.
   std::vector<std::string> m_paths;
   sema::AnalysisOptions m_analysis_options;
