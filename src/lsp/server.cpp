@@ -192,6 +192,22 @@ void Server::notification(const std::string& method, const Json& params) {
   try {
     if (method == "initialized") {
       m_dirty = true;
+      if (m_watch_files) {
+        // What makes an analysis stale besides the buffers: sources, configs and records
+        // written on disk (by git, the recorder, another editor). The client watches them.
+        Json watchers = Json::array();
+        for (const char* glob : {"**/*.py", "**/pyproject.toml", "**/qdbuild.toml", "**/*.json"}) {
+          watchers.push_back({{"globPattern", glob}});
+        }
+        send(Json{{"jsonrpc", "2.0"},
+                  {"id", "qdbuild-watch"},
+                  {"method", "client/registerCapability"},
+                  {"params",
+                   {{"registrations",
+                     {{{"id", "qdbuild-watch"},
+                       {"method", "workspace/didChangeWatchedFiles"},
+                       {"registerOptions", {{"watchers", watchers}}}}}}}}});
+      }
     } else if (method == "textDocument/didOpen") {
       did_open(params);
     } else if (method == "textDocument/didChange") {
@@ -272,6 +288,19 @@ Server::Json Server::initialize(const Json& params) {
         }
       }
     }
+  }
+  // Files changed on disk: watched by the client when it can register watchers dynamically.
+  if (params.contains("capabilities") && params.at("capabilities").is_object()) {
+    const Json& caps = params.at("capabilities");
+    const Json* watched = nullptr;
+    if (caps.contains("workspace") && caps.at("workspace").is_object() &&
+        caps.at("workspace").contains("didChangeWatchedFiles")) {
+      watched = &caps.at("workspace").at("didChangeWatchedFiles");
+    }
+    m_watch_files = watched != nullptr && watched->is_object() &&
+                    watched->contains("dynamicRegistration") &&
+                    watched->at("dynamicRegistration").is_boolean() &&
+                    watched->at("dynamicRegistration").get<bool>();
   }
   m_initialized = true;
   return Json{{"capabilities",

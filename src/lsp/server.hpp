@@ -7,7 +7,9 @@
 //   / didClose           after each batch of messages the workspace is analysed again and every
 //                        file whose diagnostics changed, and every edited one, is published (an
 //                        edited func re-checks the kernels that reach it, in every file)
-//   didSave, workspace/didChangeWatchedFiles: analyse again (a record or config changed on disk)
+//   didSave, workspace/didChangeWatchedFiles: analyse again (a record or config changed on disk);
+//                        a client that can (dynamicRegistration) is asked to watch *.py, the
+//                        configs and *.json records after `initialized`
 //   hover                a kernel's explanation (verdict, signature, instances, keys, split), or
 //                        a func's kernels, on its name or a call of it
 //   definition           the func or kernel a call names, across files
@@ -81,6 +83,7 @@ private:
   bool m_shutdown = false;
   bool m_exited = false;
   bool m_dirty = false;
+  bool m_watch_files = false;                      // the client registers file watchers for us
   std::map<std::string, std::string> m_published;  // uri -> the diagnostics last sent
   std::map<std::string, int64_t> m_versions;       // open documents' versions, by uri
   std::set<std::string> m_edited;                  // uris opened or changed since the last flush

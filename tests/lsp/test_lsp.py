@@ -102,6 +102,13 @@ async def session(qdbuild, folder):
     published = {}
     changed = asyncio.Condition()
 
+    registrations = []
+
+    @client.feature(T.CLIENT_REGISTER_CAPABILITY)
+    async def on_register(params):
+        registrations.extend(params.registrations)
+        return None
+
     @client.feature(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     async def on_publish(params):
         async with changed:
@@ -140,7 +147,10 @@ async def session(qdbuild, folder):
 
     await client.start_io(str(qdbuild), "lsp")
     result = await client.initialize_async(T.InitializeParams(
-        capabilities=T.ClientCapabilities(), root_uri=folder.as_uri(), process_id=os.getpid()))
+        capabilities=T.ClientCapabilities(workspace=T.WorkspaceClientCapabilities(
+            did_change_watched_files=T.DidChangeWatchedFilesClientCapabilities(
+                dynamic_registration=True))),
+        root_uri=folder.as_uri(), process_id=os.getpid()))
     check(result.capabilities.hover_provider and result.capabilities.definition_provider,
           "initialize: hover and definition offered")
     check(result.capabilities.position_encoding in (None, "utf-16"),
@@ -151,6 +161,11 @@ async def session(qdbuild, folder):
     open_doc("kern.py", KERN)
     open_doc("helpers.py", HELPERS_CLEAN)
     got = await wait_for(uri["helpers.py"], lambda v, d: v == 1, "open helpers.py")
+    watched = [w.get("globPattern") for r in registrations
+               if r.method == T.WORKSPACE_DID_CHANGE_WATCHED_FILES
+               for w in (r.register_options or {}).get("watchers", [])]
+    check({"**/*.py", "**/pyproject.toml", "**/*.json"} <= set(watched),
+          f"the server asked the client to watch sources, configs and records: {watched}")
     check(got is not None and not got, f"helpers.py opened clean: no diagnostics ({got})")
 
     # Into a purity violation, by an incremental edit.
@@ -183,6 +198,15 @@ async def session(qdbuild, folder):
           f"other.py: the syntax error as QD001 ({got})")
     check([d.code for d in published[uri["helpers.py"]][1]] == ["QD101"],
           "helpers.py's QD101 still standing with a syntax error in other.py")
+
+    # Closing a document drops its buffer: the file on disk (clean) is what counts again.
+    client.text_document_did_close(T.DidCloseTextDocumentParams(
+        T.TextDocumentIdentifier(uri["other.py"])))
+    got = await wait_for(uri["other.py"], lambda ver, d: not d, "other.py closed")
+    check(got is not None and not got, f"other.py closed: its disk text has no error ({got})")
+    open_doc("other.py", OTHER.replace("def o(", "def ("))
+    versions["other.py"] = 1
+    await wait_for(uri["other.py"], lambda ver, d: ver == 1 and d, "other.py reopened broken")
 
     # Edit it away: helpers.py is published empty.
     v = edit("helpers.py", HELPERS_BAD, "scale2", "2.0", nth=1)
