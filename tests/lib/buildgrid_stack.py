@@ -17,29 +17,13 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
 
+from local_servers import free_port, stop_child, wait_port
+
 PGBIN = "/usr/lib/postgresql/15/bin"
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-def wait_port(port, proc, what, timeout=30.0):
-    end = time.time() + timeout
-    while time.time() < end:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{what} exited with {proc.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"{what} does not listen on port {port}")
 
 class Postgres:
     """initdb + postgres in the foreground (a child we own). PostgreSQL refuses to run as root,
@@ -65,7 +49,7 @@ class Postgres:
              "-k", self.dir, "-c", "fsync=off", "-c", "synchronous_commit=off",
              "-c", "full_page_writes=off", "-c", "max_connections=100"],
             stdout=self.log, stderr=subprocess.STDOUT, **kw)
-        wait_port(self.port, self.proc, "postgres")
+        wait_port(self.port, self.proc, "postgres", timeout=60)
         # The port accepts before the cluster is ready: wait for pg_isready.
         end = time.time() + 30
         while subprocess.run([f"{PGBIN}/pg_isready", "-q", "-h", "127.0.0.1", "-p", str(self.port)]).returncode:
@@ -75,13 +59,7 @@ class Postgres:
         self.url = f"postgresql+psycopg://bgd@127.0.0.1:{self.port}/postgres"
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)       # "fast" shutdown (SIGTERM waits for clients)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_child(self.proc, signal.SIGINT)  # "fast" shutdown (SIGTERM waits for clients)
         self.log.close()
 
 CONFIG = """\
@@ -153,17 +131,11 @@ class BuildGrid:
         self.log = open(os.path.join(self.dir, "bgd.log"), "w")
         self.proc = subprocess.Popen([bgd, "server", "start", "-v", self.config],
                                      stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        wait_port(self.port, self.proc, "bgd server")
+        wait_port(self.port, self.proc, "bgd server", timeout=60)
         self.target = f"127.0.0.1:{self.port}"
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()                      # SIGTERM: graceful stop, ~3 s
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_child(self.proc)  # SIGTERM: a graceful stop, about 3 s
         self.log.close()
 
 class BuildGridStack:
