@@ -223,12 +223,11 @@ Val Lowerer::call_api(const std::string& path, const ast::Call* c, std::vector<V
     }
     const Val& shape = cv.kind == Val::Kind::tensor ? cv : a.kind == Val::Kind::tensor ? a : b;
     std::vector<const Expr*> elems;
-    DType t = promoted(a.kind == Val::Kind::tensor ? a.dtype : to_scalar(a, pos)->type,
-                       b.kind == Val::Kind::tensor ? b.dtype : to_scalar(b, pos)->type);
+    DType t = promoted(element_type(a, pos), element_type(b, pos));
     for (int32_t i = 0; i < shape.size(); ++i) {
-      const Expr* ci = cv.kind == Val::Kind::tensor ? cv.elems[i] : to_scalar(cv, pos);
-      const Expr* x = a.kind == Val::Kind::tensor ? a.elems[i] : to_scalar(a, pos);
-      const Expr* y = b.kind == Val::Kind::tensor ? b.elems[i] : to_scalar(b, pos);
+      const Expr* ci = element_of(cv, i, pos);
+      const Expr* x = element_of(a, i, pos);
+      const Expr* y = element_of(b, i, pos);
       elems.push_back(m_kernel->select(condition(Val::of_scalar(ci), pos), m_kernel->cast(t, x),
                                        m_kernel->cast(t, y)));
     }

@@ -714,8 +714,8 @@ Val Lowerer::eval_compare(const ast::Compare* c) {
       const Val& shape = a.kind == Val::Kind::tensor ? a : b;
       std::vector<const Expr*> elems;
       for (int32_t i = 0; i < shape.size(); ++i) {
-        const Expr* x = a.kind == Val::Kind::tensor ? a.elems[i] : to_scalar(a, c->pos);
-        const Expr* y = b.kind == Val::Kind::tensor ? b.elems[i] : to_scalar(b, c->pos);
+        const Expr* x = element_of(a, i, c->pos);
+        const Expr* y = element_of(b, i, c->pos);
         elems.push_back(compare(c->ops[k], x, y, c->pos));
       }
       return Val::of_tensor(std::move(elems), shape.rows, shape.cols, DType::u1);

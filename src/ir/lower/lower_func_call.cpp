@@ -94,6 +94,17 @@ BindingRef Lowerer::bind_by_reference(const ast::Expr* e, Val& value, const char
   return b;
 }
 
+Lowerer::Frame Lowerer::lower_inlined_body(const ast::Seq<ast::Stmt*>& body) {
+  push_scope();
+  lower_stmts(body);
+  pop_scope();
+  Frame done = std::move(m_frames.back());
+  m_frames.pop_back();
+  --m_inline_depth;
+  m_jump = Jump::none;  // a return ends the inlined body, not the caller's
+  return done;
+}
+
 Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& args,
                        std::vector<BindingRef>& refs, size_t bound_first) {
   const sema::Program& p = *m_in.program;
@@ -186,13 +197,7 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
     }
     m_frames.push_back(std::move(f));
     ++m_inline_depth;
-    push_scope();
-    lower_stmts(*d.body);
-    pop_scope();
-    Frame done = std::move(m_frames.back());
-    m_frames.pop_back();
-    --m_inline_depth;
-    m_jump = Jump::none;
+    Frame done = lower_inlined_body(*d.body);
     return done.ret.value_or(Val::of_py(sema::Value::none()));
   }
   f.scopes.emplace_back();
@@ -289,13 +294,7 @@ Val Lowerer::call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& ar
       declare(bindings[k].first, *bound[k], d.node->pos);
     }
   }
-  push_scope();
-  lower_stmts(*d.body);
-  pop_scope();
-  Frame done = std::move(m_frames.back());
-  m_frames.pop_back();
-  --m_inline_depth;
-  m_jump = Jump::none;
+  Frame done = lower_inlined_body(*d.body);
   Val result = done.ret.value_or(Val::of_py(sema::Value::none()));
   if (d.returns != nullptr) {
     Val t = eval_module_expr(d.module, d.returns);

@@ -107,11 +107,10 @@ Val Lowerer::min_max(bool is_max, std::vector<Val>& args, const ast::Pos& pos) {
     if (acc.kind == Val::Kind::tensor || b.kind == Val::Kind::tensor) {
       const Val& shape = acc.kind == Val::Kind::tensor ? acc : b;
       std::vector<const Expr*> elems;
-      DType t = promoted(acc.kind == Val::Kind::tensor ? acc.dtype : to_scalar(acc, pos)->type,
-                         b.kind == Val::Kind::tensor ? b.dtype : to_scalar(b, pos)->type);
+      DType t = promoted(element_type(acc, pos), element_type(b, pos));
       for (int32_t i = 0; i < shape.size(); ++i) {
-        const Expr* x = acc.kind == Val::Kind::tensor ? acc.elems[i] : to_scalar(acc, pos);
-        const Expr* y = b.kind == Val::Kind::tensor ? b.elems[i] : to_scalar(b, pos);
+        const Expr* x = element_of(acc, i, pos);
+        const Expr* y = element_of(b, i, pos);
         elems.push_back(m_kernel->binary(op, t, m_kernel->cast(t, x), m_kernel->cast(t, y)));
       }
       acc = Val::of_tensor(std::move(elems), shape.rows, shape.cols, t);
@@ -265,8 +264,7 @@ Val Lowerer::call_math(const std::string& name, const ast::Call* c, std::vector<
     if (args[1].kind == Val::Kind::tensor) {
       std::vector<const Expr*> elems;
       for (size_t i = 0; i < args[1].elems.size(); ++i) {
-        const Expr* e =
-            args[0].kind == Val::Kind::tensor ? args[0].elems[i] : to_scalar(args[0], pos);
+        const Expr* e = element_of(args[0], static_cast<int32_t>(i), pos);
         elems.push_back(one(e, args[1].elems[i]));
       }
       return Val::of_tensor(std::move(elems), args[1].rows, args[1].cols, elems.front()->type);

@@ -16,6 +16,14 @@ std::string shape_text(const Val& t) {
 
 }  // namespace
 
+const Expr* Lowerer::element_of(const Val& v, int32_t i, const ast::Pos& pos) {
+  return v.kind == Val::Kind::tensor ? v.elems[i] : to_scalar(v, pos);
+}
+
+DType Lowerer::element_type(const Val& v, const ast::Pos& pos) {
+  return v.kind == Val::Kind::tensor ? v.dtype : to_scalar(v, pos)->type;
+}
+
 Val Lowerer::make_vector(const std::vector<Val>& items, std::optional<DType> dt,
                          const ast::Pos& pos) {
   std::vector<const Expr*> scalars;
@@ -141,8 +149,8 @@ Val Lowerer::tensor_binary(ast::Operator op, const Val& a0, const Val& b0, const
   const Val& shape = a.kind == Val::Kind::tensor ? a : b;
   std::vector<const Expr*> elems;
   for (int32_t i = 0; i < shape.size(); ++i) {
-    const Expr* x = a.kind == Val::Kind::tensor ? a.elems[i] : to_scalar(a, pos);
-    const Expr* y = b.kind == Val::Kind::tensor ? b.elems[i] : to_scalar(b, pos);
+    const Expr* x = element_of(a, i, pos);
+    const Expr* y = element_of(b, i, pos);
     elems.push_back(scalar_binary(op, x, y, pos));
   }
   DType t = elems.empty() ? shape.dtype : elems[0]->type;

@@ -248,6 +248,9 @@ private:
   Val call_atomic(const std::string& name, const ast::Call* c);
   Val call_svd(const ast::Call* c, std::vector<Val>& args);  // qd.svd (lower_svd.cpp)
   void reject_out_of_reach(const std::string& path, const ast::Pos& pos);
+  // The body of the def whose frame was pushed last (m_inline_depth raised): lowered in a new
+  // scope, then its frame popped and returned (its `ret`).
+  Frame lower_inlined_body(const ast::Seq<ast::Stmt*>& body);
   Val call_func(sema::DefId def, const ast::Call* c, std::vector<Val>& args,
                 std::vector<BindingRef>& refs, size_t bound_first = 0);
   // The binding of a by-reference name for the argument `e` (a qd.template() parameter, a
@@ -270,6 +273,10 @@ private:
                          const ast::Pos& pos);
 
   // --- tensors (lower_tensor.cpp)
+  // Element i of an operand broadcast against a tensor: the tensor's element, or the scalar
+  // itself (as a runtime scalar); and the element type it contributes to the promotion.
+  const Expr* element_of(const Val& v, int32_t i, const ast::Pos& pos);
+  DType element_type(const Val& v, const ast::Pos& pos);
   // ------------------------------------------------------------------
   Val make_vector(const std::vector<Val>& items, std::optional<DType> dt, const ast::Pos& pos);
   Val make_matrix(const std::vector<Val>& rows, std::optional<DType> dt, const ast::Pos& pos);
