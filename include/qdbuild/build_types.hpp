@@ -28,6 +28,9 @@ struct BuildOptions {
   bool stats = false;       // -d stats: Reporter::info gets the phase timers
   bool dump_ir = false;     // --dump-ir: Reporter::output gets each lowered kernel's IR
   bool use_project = true;  // false: no project lookup (only the options given and defaults)
+  // --audit N: with remote execution, N remote results (a random sample) recompiled locally and
+  // compared byte for byte; a difference is an internal error naming the worker.
+  unsigned audit = 0;
 };
 
 // BuildOptions with the precedence applied: what a build will use.
@@ -55,6 +58,11 @@ struct TaskCounts {
   size_t compiled = 0;  // compiled by this build
   size_t reused = 0;    // from the store's task cache or an earlier build
   size_t fetched = 0;   // of the reused: fetched from the remote cache (docs/remote.md)
+  // Of the compiled (docs/remote-exec.md): run by a remote execution worker, or served by the
+  // server's action cache; and how many remote results --audit recompiled here.
+  size_t remote_executed = 0;
+  size_t remote_cached = 0;
+  size_t audited = 0;
 };
 
 // One target's build (`qdbuild build --json` prints these fields).

@@ -108,46 +108,21 @@ void Run::compile() {
   size_t visible = static_cast<size_t>(
       std::count_if(m_jobs.begin(), m_jobs.end(), [](const CompileJob& j) { return !j.silent; }));
   m_status.planned(visible);
-  support::parallel_for(
-      m_jobs.size(),
-      [&](size_t i) {
-        CompileJob& job = m_jobs[i];
-        if (!job.silent) {
-          locked([&] { m_status.compile_started(job.event); });
-        }
-        auto t0 = Clock::now();
-        BuildTarget::Output obj = m_target.compile({job.event.where, job.source});
-        job.ms = ms_since(t0);
-        if (obj.ok) {
-          store::Result<store::ObjectId> id = m_store->put(obj.bytes);
-          if (!id) {
-            job.errors.push_back("cannot store the object of " + job.event.where + ": " +
-                                 id.error());
-          } else {
-            job.object = *id;
-            job.ok = true;
-            store::Result<store::Unit> rec =
-                m_cache->insert(job.key, {*id, static_cast<uint64_t>(job.ms)});
-            if (!rec) {
-              locked([&] { m_status.warning(rec.error()); });
-            }
-            job.bytes = std::move(obj.bytes);
+  if (!compile_remotely()) {
+    support::parallel_for(
+        m_jobs.size(),
+        [&](size_t i) {
+          CompileJob& job = m_jobs[i];
+          if (!job.silent) {
+            locked([&] { m_status.compile_started(job.event); });
           }
-        } else {
-          for (const backend::Diagnostic& d : obj.diagnostics) {
-            if (d.severity == backend::Diagnostic::Severity::error) {
-              job.errors.push_back(backend::format_diagnostic(d));
-            }
-          }
-          if (job.errors.empty()) {
-            job.errors.push_back("the backend failed without a diagnostic");
-          }
-        }
-        if (!job.silent) {
-          locked([&] { m_status.compile_finished(job.event, job.ok); });
-        }
-      },
-      m_o.jobs);
+          auto t0 = Clock::now();
+          BuildTarget::Output obj = m_target.compile({job.event.where, job.source});
+          job.ms = ms_since(t0);
+          finish_job(job, std::move(obj));
+        },
+        m_o.jobs);
+  }
   for (CompileJob& job : m_jobs) {
     m_compile_ms += job.ms;
     if (job.ok) {
@@ -185,6 +160,36 @@ void Run::compile() {
       m_r.internal_error = true;
       break;
     }
+  }
+}
+
+void Run::finish_job(CompileJob& job, BuildTarget::Output&& obj) {
+  if (obj.ok) {
+    store::Result<store::ObjectId> id = m_store->put(obj.bytes);
+    if (!id) {
+      job.errors.push_back("cannot store the object of " + job.event.where + ": " + id.error());
+    } else {
+      job.object = *id;
+      job.ok = true;
+      store::Result<store::Unit> rec =
+          m_cache->insert(job.key, {*id, static_cast<uint64_t>(job.ms)});
+      if (!rec) {
+        locked([&] { m_status.warning(rec.error()); });
+      }
+      job.bytes = std::move(obj.bytes);
+    }
+  } else {
+    for (const backend::Diagnostic& d : obj.diagnostics) {
+      if (d.severity == backend::Diagnostic::Severity::error) {
+        job.errors.push_back(backend::format_diagnostic(d));
+      }
+    }
+    if (job.errors.empty()) {
+      job.errors.push_back("the backend failed without a diagnostic");
+    }
+  }
+  if (!job.silent) {
+    locked([&] { m_status.compile_finished(job.event, job.ok); });
   }
 }
 

@@ -176,6 +176,9 @@ void Run::publish_and_log() {
       ++m_r.tasks.total;
       if (m_job_of.count(key) != 0 && compiled.insert(key).second) {
         ++m_r.tasks.compiled;
+        const CompileJob& job = m_jobs[m_job_of.at(key)];
+        m_r.tasks.remote_executed += job.where == CompileJob::Where::remote;
+        m_r.tasks.remote_cached += job.where == CompileJob::Where::action_cache;
       } else {
         ++m_r.tasks.reused;
         m_r.tasks.fetched += m_fetched.count(key);

@@ -24,6 +24,10 @@
 #include "store/task_cache.hpp"
 #include "support/never_freed.hpp"
 
+namespace qd::remote_exec {
+class Dispatcher;  // remote_exec/dispatcher.hpp (only with gRPC)
+}
+
 namespace qd::build {
 
 // What a Builder keeps between runs (watch mode): the compiler identity, the build log as last
@@ -54,6 +58,10 @@ struct Builder::Session {
   // when none is configured. Its circuit breakers last as long as the Builder.
   std::unique_ptr<store::RemoteSet> remote;
   bool remote_ready = false;
+  // Remote execution (build_remote_exec.cpp), made on the first run that compiles; null when
+  // none is configured. Its circuit breaker lasts as long as the Builder.
+  std::shared_ptr<remote_exec::Dispatcher> dispatcher;
+  bool dispatcher_ready = false;
   sema::ParseCache parse_cache;
   std::unique_ptr<sema::Analysis> analysis;  // the last run's (the next run replaces it)
   // Object bytes by address (this run's compiles, objects read for links), kept for the next
@@ -130,6 +138,8 @@ struct CompileJob {
   TaskEvent event;
   bool silent = false;  // the module ABI unit: not a task of any kernel
   bool ok = false;
+  enum class Where { local, remote, action_cache } where = Where::local;
+  std::string worker;  // remote: the worker that compiled it
   store::ObjectId object;
   std::string bytes;
   double ms = 0;
@@ -162,6 +172,14 @@ private:
   void plan();
   void generate();
   void compile();
+  // One job's compile output into the store and the task cache (any thread; job-local state).
+  void finish_job(CompileJob& job, BuildTarget::Output&& obj);
+  // build_remote_exec.cpp: remote execution, when configured (null otherwise, or without gRPC).
+  remote_exec::Dispatcher* dispatcher();
+  // Every job through the dispatcher (remote, with local fallback); false when there is none.
+  bool compile_remotely();
+  // --audit N: N remote results recompiled locally and compared byte for byte.
+  void audit_remote();
   void link_modules();
   std::string link_inputs(const std::vector<Work*>& works, std::vector<store::ObjectId>& ids);
   void publish_and_log();

@@ -79,7 +79,10 @@ Json to_json(const qdbuild::BuildResult& r) {
   j["tasks"] = {{"total", r.tasks.total},
                 {"compiled", r.tasks.compiled},
                 {"reused", r.tasks.reused},
-                {"fetched", r.tasks.fetched}};
+                {"fetched", r.tasks.fetched},
+                {"remote_executed", r.tasks.remote_executed},
+                {"remote_cached", r.tasks.remote_cached},
+                {"audited", r.tasks.audited}};
   j["modules_linked"] = r.modules_linked;
   j["failed"] = r.failed;
   j["skipped"] = r.skipped;
@@ -186,6 +189,10 @@ ExitStatus cmd_build(int argc, char** argv) {
   app.add_flag("--json", json, "print one JSON object with the counts instead of text");
   app.add_option("-d", debug, "debug mode: explain (why each kernel is rebuilt), stats (timers)");
   app.add_flag("--dump-ir", options.dump_ir, "print each lowered kernel's IR after every pass");
+  app.add_option("--audit", options.audit,
+                 "with remote execution: recompile N remote results here and compare the bytes "
+                 "(a difference fails the build)")
+      ->option_text("N");
   app.add_flag("--watch", watch_mode,
                "keep running: rebuild what each saved change needs (one line, or one JSON "
                "object, per rebuild); Ctrl-C stops");

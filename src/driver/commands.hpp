@@ -15,6 +15,8 @@ ExitStatus cmd_store(int argc, char** argv);
 ExitStatus cmd_build(int argc, char** argv);
 ExitStatus cmd_record(int argc, char** argv);
 ExitStatus cmd_lsp(int argc, char** argv);
+ExitStatus cmd_worker(int argc, char** argv);
+ExitStatus cmd_remote_compile(int argc, char** argv);
 
 // The store the commands use without --store: $QDBUILD_STORE, else the project's `store`, else
 // build/qdstore beside the project's config or in the working directory (cmd_store.cpp).

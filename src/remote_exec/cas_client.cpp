@@ -1,5 +1,7 @@
 #include "remote_exec/cas_client.hpp"
 
+#include "remote_exec/channel.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -33,37 +35,7 @@ re::Digest to_proto(const Digest& d) {
 
 Digest from_proto(const re::Digest& d) { return {d.hash(), d.size_bytes()}; }
 
-std::string status_text(const grpc::Status& s) {
-  return "gRPC status " + std::to_string(static_cast<int>(s.error_code())) +
-         (s.error_message().empty() ? "" : ": " + s.error_message());
-}
-
 }  // namespace
-
-bool parse_endpoint(const std::string& url, Endpoint& out, std::string& error) {
-  std::string rest;
-  if (url.starts_with("grpc://")) {
-    out.tls = false;
-    rest = url.substr(7);
-  } else if (url.starts_with("grpcs://")) {
-    out.tls = true;
-    rest = url.substr(8);
-  } else {
-    error = "'" + url + "' is not a grpc:// or grpcs:// address";
-    return false;
-  }
-  size_t slash = rest.find('/');
-  out.target = rest.substr(0, slash);
-  out.instance = slash == std::string::npos ? "" : rest.substr(slash + 1);
-  size_t colon = out.target.rfind(':');
-  if (out.target.empty() || colon == std::string::npos || colon == 0 ||
-      colon + 1 == out.target.size() ||
-      out.target.find_first_not_of("0123456789", colon + 1) != std::string::npos) {
-    error = "'" + url + "' names no host:port";
-    return false;
-  }
-  return true;
-}
 
 struct CasClient::Impl {
   Endpoint endpoint;
@@ -74,22 +46,18 @@ struct CasClient::Impl {
   std::unique_ptr<google::bytestream::ByteStream::Stub> bytestream;
   int64_t budget = 0;  // 0: not asked yet
 
-  void deadline(grpc::ClientContext& ctx) const {
-    ctx.set_deadline(std::chrono::system_clock::now() + timeout);
-  }
+  void deadline(grpc::ClientContext& ctx) const { prepare_call(ctx, endpoint, timeout); }
 };
 
 CasClient::CasClient(const Endpoint& endpoint, std::chrono::milliseconds timeout)
+    : CasClient(endpoint, timeout, open_channel(endpoint)) {}
+
+CasClient::CasClient(const Endpoint& endpoint, std::chrono::milliseconds timeout,
+                     std::shared_ptr<grpc::Channel> channel)
     : m_impl(std::make_unique<Impl>()) {
   m_impl->endpoint = endpoint;
   m_impl->timeout = timeout;
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(k_default_batch_bytes * 2);
-  m_impl->channel =
-      grpc::CreateCustomChannel(endpoint.target,
-                                endpoint.tls ? grpc::SslCredentials(grpc::SslCredentialsOptions())
-                                             : grpc::InsecureChannelCredentials(),
-                                args);
+  m_impl->channel = std::move(channel);
   m_impl->cas = re::ContentAddressableStorage::NewStub(m_impl->channel);
   m_impl->caps = re::Capabilities::NewStub(m_impl->channel);
   m_impl->bytestream = google::bytestream::ByteStream::NewStub(m_impl->channel);

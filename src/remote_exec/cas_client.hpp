@@ -4,9 +4,6 @@
 // batch; at most 500 digests); a blob larger than a batch goes through ByteStream Write / Read in
 // chunks of 1 MiB. Every blob read back is verified against its digest: a server that
 // returns other bytes is an error, never a result.
-//
-//   grpc://host:port[/instance]    plain HTTP/2 (tests, a trusted network)
-//   grpcs://host:port[/instance]   TLS with the system's roots
 #pragma once
 
 #include <chrono>
@@ -15,16 +12,13 @@
 #include <vector>
 
 #include "remote_exec/digest.hpp"
+#include "remote_exec/endpoint.hpp"
+
+namespace grpc {
+class Channel;
+}
 
 namespace qd::remote_exec {
-
-struct Endpoint {
-  std::string target;    // host:port
-  std::string instance;  // the REAPI instance name ("" by default)
-  bool tls = false;
-};
-// False, with `error`, for anything but grpc:// or grpcs:// with a host and a port.
-bool parse_endpoint(const std::string& url, Endpoint& out, std::string& error);
 
 struct Capabilities {
   bool sha256 = false;          // the server's CAS takes SHA-256 digests (the only ones we make)
@@ -37,6 +31,10 @@ class CasClient {
 public:
   // Connects lazily: the first call reaches the server. `timeout`: each call's deadline.
   CasClient(const Endpoint& endpoint, std::chrono::milliseconds timeout);
+  // The same on a channel already open to the endpoint (shared with other services' stubs;
+  // channel.hpp).
+  CasClient(const Endpoint& endpoint, std::chrono::milliseconds timeout,
+            std::shared_ptr<grpc::Channel> channel);
   ~CasClient();
   CasClient(const CasClient&) = delete;
   CasClient& operator=(const CasClient&) = delete;

@@ -275,6 +275,53 @@ void read_remote(const toml::node& node, BuildConfig& c, const std::string& path
   }
 }
 
+// [tool.qdbuild.remote-execution] (remote_exec/exec_config.hpp has the meaning; the URL is
+// checked there).
+void read_remote_execution(const toml::node& node, BuildConfig& c, const std::string& path,
+                           std::vector<ConfigError>& errors) {
+  const char* k_key = "remote-execution";
+  const auto* t = node.as_table();
+  if (t == nullptr) {
+    error_at(errors, path, &node,
+             "'remote-execution' must be a table ([tool.qdbuild.remote-execution])", k_key);
+    return;
+  }
+  BuildConfig::RemoteExecution& r = c.remote_execution;
+  for (const auto& [key, v] : *t) {
+    std::string k(key.str());
+    if (k == "url") {
+      if (!v.is_string()) {
+        error_at(errors, path, &v, "remote-execution 'url' must be a grpc:// or grpcs:// URL",
+                 k_key);
+        continue;
+      }
+      r.url = *v.value<std::string>();
+    } else if (k == "max-in-flight" || k == "queue-timeout" || k == "action-timeout" ||
+               k == "timeout") {
+      if (!v.is_integer() || *v.value<int64_t>() <= 0) {
+        error_at(errors, path, &v,
+                 "remote-execution '" + k + "' must be a positive " +
+                     (k == "max-in-flight" ? "number" : "number of milliseconds"),
+                 k_key);
+        continue;
+      }
+      int64_t n = *v.value<int64_t>();
+      (k == "max-in-flight"    ? r.max_in_flight
+       : k == "queue-timeout"  ? r.queue_timeout_ms
+       : k == "action-timeout" ? r.action_timeout_ms
+                               : r.timeout_ms) = n;
+    } else {
+      std::string message = "unknown key '" + k + "' in [tool.qdbuild.remote-execution]";
+      std::string_view hint = support::closest(
+          k, {"url", "max-in-flight", "queue-timeout", "action-timeout", "timeout"});
+      if (!hint.empty()) {
+        message += ", did you mean '" + std::string(hint) + "'?";
+      }
+      error_at(errors, path, key.source(), message, k_key);
+    }
+  }
+}
+
 void read_table(const toml::table& t, BuildConfig& c, const std::string& path,
                 std::vector<ConfigError>& errors) {
   for (const auto& [key, node] : t) {
@@ -390,11 +437,14 @@ void read_table(const toml::table& t, BuildConfig& c, const std::string& path,
       }
     } else if (k == "remote") {
       read_remote(node, c, path, errors);
+    } else if (k == "remote-execution") {
+      read_remote_execution(node, c, path, errors);
     } else {
       std::string message = "unknown key '" + k + "'";
-      std::string_view hint = support::closest(
-          k, {"arch", "opt_level", "fast_math", "debug", "default_ip", "default_fp", "instances",
-              "instances-from", "defines", "paths", "store", "targets", "remote"});
+      std::string_view hint =
+          support::closest(k, {"arch", "opt_level", "fast_math", "debug", "default_ip",
+                               "default_fp", "instances", "instances-from", "defines", "paths",
+                               "store", "targets", "remote", "remote-execution"});
       if (!hint.empty()) {
         message += ", did you mean '" + std::string(hint) + "'?";
       }

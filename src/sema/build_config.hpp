@@ -33,6 +33,11 @@
 //   [tool.qdbuild.remote]
 //   url = "http://cache:8080/qdbuild"
 //
+//   # Remote execution (docs/remote-exec.md, remote_exec/exec_config.hpp): url, max-in-flight,
+//   # queue-timeout, action-timeout, timeout.
+//   [tool.qdbuild.remote-execution]
+//   url = "grpc://buildgrid:50051"
+//
 //   # Run-time configuration: values of module globals an app sets at run time (docs/record.md).
 //   # A number or bool is the value; a string is a Python expression (`"quadrants.f32"`).
 //   [tool.qdbuild.defines]
@@ -95,6 +100,14 @@ struct BuildConfig {
     std::optional<int64_t> timeout_ms;
     std::string verify_key;  // absolute
   } remote;
+  // [tool.qdbuild.remote-execution] (remote_exec/exec_config.hpp): never part of a key.
+  struct RemoteExecution {
+    std::string url;
+    std::optional<int64_t> max_in_flight;
+    std::optional<int64_t> queue_timeout_ms;
+    std::optional<int64_t> action_timeout_ms;
+    std::optional<int64_t> timeout_ms;
+  } remote_execution;
 
   std::string codegen_text() const;  // the "config" key component
 };

@@ -113,8 +113,8 @@ instances:
         storage: *cas
       - !bytestream
         storage: *cas
-thread-pool-size: 20
-maximum-concurrent-rpcs: 20
+thread-pool-size: 100
+maximum-concurrent-rpcs: 100
 """
 
 class BuildGrid:
