@@ -47,6 +47,9 @@ struct Dispatcher::RunState {
   size_t remaining = 0;
   unsigned remote_threads = 0;                        // remote_loop threads still running
   std::map<std::string, Clock::time_point> progress;  // toolchain -> last start or finish
+  std::map<std::string, size_t> submitted;            // toolchain -> actions sent
+  std::set<std::string> served;                       // toolchains a worker started work of
+  std::map<std::string, size_t> compiled_here;        // toolchain -> actions compiled locally
   std::vector<double> turnaround_s;                   // remote results, submission to result
   int action_warnings = 0;
   int suppressed_warnings = 0;
@@ -189,6 +192,23 @@ void Dispatcher::run(const std::vector<CompileRequest>& jobs, unsigned local_thr
   for (std::thread& t : threads) {
     t.join();
   }
+  // Local cores may have compiled every action of a toolchain before its queue timeout (idle
+  // cores take outstanding actions): say so when no worker started any of them.
+  bool open = false;
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    open = m_disabled || Clock::now() < m_open_until;
+  }
+  for (const auto& [toolchain, n] : st.compiled_here) {
+    if (!open && st.submitted.count(toolchain) != 0 && st.served.count(toolchain) == 0 &&
+        m_unserved.count(toolchain) == 0) {
+      m_warn("remote execution: no worker of " + display() + " started any of " +
+             std::to_string(st.submitted[toolchain]) + " actions for " +
+             toolchain.substr(0, toolchain.find('-')) + " (toolchain " +
+             toolchain.substr(toolchain.find('-') + 1, 12) + "...); " + std::to_string(n) +
+             " were compiled locally");
+    }
+  }
   if (st.suppressed_warnings > 0) {
     m_warn("remote execution: " + std::to_string(st.suppressed_warnings) +
            " more actions failed remotely and were compiled locally");
@@ -213,6 +233,7 @@ void Dispatcher::remote_loop(RunState& st) {
     }
     job.state = RunState::State::remote;
     job.sent = Clock::now();
+    ++st.submitted[job.toolchain];
     job.call = std::make_unique<ExecCall>();
     ExecCall& call = *job.call;
     st.mark_started(i);
@@ -247,7 +268,10 @@ void Dispatcher::remote_loop(RunState& st) {
       continue;  // a local compile won
     }
     if (out.kind == ExecOutcome::Kind::ok) {
-      st.progress[job.toolchain] = Clock::now();
+      if (!out.cached) {  // (an action cache hit says nothing about the workers)
+        st.progress[job.toolchain] = Clock::now();
+        st.served.insert(job.toolchain);
+      }
       st.turnaround_s.push_back(seconds(Clock::now() - job.sent));
       job.state = RunState::State::done;
       --st.remaining;
@@ -299,6 +323,7 @@ void Dispatcher::local_loop(RunState& st) {
         if (job.state == RunState::State::remote && job.call &&
             job.call->stage() == ExecCall::Stage::executing) {
           st.progress[job.toolchain] = now;
+          st.served.insert(job.toolchain);
         }
       }
       for (RunState::Job& job : st.jobs) {
@@ -357,6 +382,7 @@ void Dispatcher::local_loop(RunState& st) {
     }
     job.state = RunState::State::done;
     --st.remaining;
+    ++st.compiled_here[job.toolchain];
     r.where = Result::Where::local;
     (*st.done)(i, std::move(r));
     st.cv.notify_all();

@@ -184,6 +184,7 @@ void Worker::take_leases(const rw::BotSession& from_server) {
 
 void Worker::compile_lease(const std::string& id, const google::protobuf::Any& payload,
                            LeaseRun& run) {
+  log("lease " + id + ": started");
   auto t0 = Clock::now();
   google::rpc::Status status;
   re::ActionResult result;
@@ -316,6 +317,7 @@ int Worker::run() {
     log("error: the backend cannot be loaded: " + error);
     return 1;
   }
+  log("toolchains " + m_cpu + " " + m_cuda);
   auto backoff = std::chrono::milliseconds(250);
   bool have_session = false;
   bool said_down = false;

@@ -11,10 +11,16 @@ order on exit (BuildGrid first: it holds pooled connections; PostgreSQL with SIG
 shutdown). Up in about 4 s, down in under 1 s. QD_KEEP_BGD_DIR=1 keeps the directory (logs).
 The config: one instance "", an in-memory CAS, an action cache, the SQL scheduler with the
 platform key `qdbuild-toolchain` matched besides OSFamily and ISA, bot sessions that expire after
-`keepalive` seconds.
+`keepalive` seconds; with auth=True, JWT authentication and an ACL that tells workers from
+clients (token() makes their tokens).
 """
+import base64
+import hashlib
+import hmac
+import json
 import os
 import pwd
+import secrets
 import shutil
 import signal
 import subprocess
@@ -67,8 +73,7 @@ server:
   - !channel
     address: "127.0.0.1:{port}"
     insecure-mode: true
-authorization:
-  method: none
+{authorization}
 connections:
   - !sql-connection &sql
     connection-string: {pg_url}
@@ -117,15 +122,56 @@ thread-pool-size: 100
 maximum-concurrent-rpcs: 100
 """
 
+# JWT (HS256, a shared secret) with an ACL: workers (subject qdbuild-worker) may hold bot sessions
+# and use the CAS; clients (subject qdbuild-client) may execute, read the action cache and use the
+# CAS. So results come only from workers that authenticate as workers.
+AUTH = """authorization:
+  method: jwt
+  secret: {secret}
+  algorithm: hs256
+  acl-config: {acl}
+"""
+CAS_REQUESTS = ["GetCapabilities", "FindMissingBlobs", "BatchUpdateBlobs", "BatchReadBlobs",
+                "Read", "Write"]
+ACL = {"": {"allow": [
+    {"subject": "^qdbuild-worker$", "requests": ["CreateBotSession", "UpdateBotSession"] + CAS_REQUESTS},
+    {"subject": "^qdbuild-client$", "requests": ["Execute", "WaitExecution", "GetActionResult"] + CAS_REQUESTS},
+]}}
+
+
+def _b64(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def jwt_hs256(secret, subject, lifetime=3600):
+    """A JWT signed with HS256 (what BuildGrid's JWT method verifies), made with the stdlib."""
+    header = _b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+    claims = _b64(json.dumps({"sub": subject, "exp": int(time.time()) + lifetime}).encode())
+    mac = hmac.new(secret.encode(), f"{header}.{claims}".encode(), hashlib.sha256).digest()
+    return f"{header}.{claims}.{_b64(mac)}"
+
+
 class BuildGrid:
-    def __init__(self, base, venv, pg_url, keepalive=5):
+    def __init__(self, base, venv, pg_url, keepalive=5, auth=False):
         self.dir = os.path.join(base, "bgd")
         os.makedirs(self.dir)
         bgd = os.path.join(venv, "bin", "bgd")
         self.port = free_port()
         self.config = os.path.join(self.dir, "bgd.yml")
+        authorization = "authorization:\n  method: none"
+        self.secret = None
+        if auth:
+            self.secret = secrets.token_hex(32)
+            secret_file = os.path.join(self.dir, "jwt.secret")
+            acl_file = os.path.join(self.dir, "acl.yml")
+            with open(secret_file, "w") as f:
+                f.write(self.secret)
+            with open(acl_file, "w") as f:
+                json.dump(ACL, f)  # YAML reads JSON
+            authorization = AUTH.format(secret=secret_file, acl=acl_file).rstrip()
         with open(self.config, "w") as f:
-            f.write(CONFIG.format(port=self.port, pg_url=pg_url, keepalive=keepalive))
+            f.write(CONFIG.format(port=self.port, pg_url=pg_url, keepalive=keepalive,
+                                  authorization=authorization))
         # The schema is not created by the server: apply the alembic migrations first.
         subprocess.run([bgd, "migrate", "apply", pg_url], check=True, capture_output=True)
         self.log = open(os.path.join(self.dir, "bgd.log"), "w")
@@ -139,19 +185,28 @@ class BuildGrid:
         self.log.close()
 
 class BuildGridStack:
-    def __init__(self, venv, keepalive=5):
-        self.venv, self.keepalive = venv, keepalive
+    def __init__(self, venv, keepalive=5, auth=False):
+        self.venv, self.keepalive, self.auth = venv, keepalive, auth
     def __enter__(self):
         self.base = tempfile.mkdtemp(prefix="qd-bgd-")
         self.pg = self.bgd = None
         try:
             self.pg = Postgres(self.base)
-            self.bgd = BuildGrid(self.base, self.venv, self.pg.url, self.keepalive)
+            self.bgd = BuildGrid(self.base, self.venv, self.pg.url, self.keepalive, self.auth)
         except BaseException:
             self.__exit__(None, None, None)
             raise
         self.target = self.bgd.target
         return self
+
+    def token(self, subject):
+        """A valid token for `subject` (qdbuild-worker, qdbuild-client) when auth is on."""
+        return jwt_hs256(self.bgd.secret, subject)
+
+    def kill_server(self):
+        """SIGKILL the BuildGrid server (a crash: no goodbye to its clients)."""
+        self.bgd.proc.kill()
+        self.bgd.proc.wait()
     def __exit__(self, *exc):
         if self.bgd:
             self.bgd.stop()                   # BuildGrid first: it holds pool connections
