@@ -13,6 +13,9 @@
 #      qd_fuzz_instance_record, seeded with the committed records);
 #      QD_FUZZ_TARGET=lsp fuzzes the language server's reading of a client's bytes (framing,
 #      JSON-RPC, every handler, edits, positions; qd_fuzz_lsp, seeded with an editing session).
+#      QD_FUZZ_TARGET=remote_action fuzzes what a remote execution worker reads from the server
+#      before it compiles (the action's Command, input root and target flags;
+#      qd_fuzz_remote_action, which mutates a valid action itself: no seeds needed).
 # Exit: 0 if the run ended with no finding; non-zero otherwise (crash, leak, timeout, OOM, UB).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -102,6 +105,10 @@ PY
     printf '%s' '{"format":"qdrt-record 1","kernels":{"m:k":[{"params":{"x":{"template":{"enum":1}}}}]},"defines":{"m.X":{"conflict":[1,2]},"m.Y":{"vector":[3,"f32"]}}}' \
       >"$seeds/hostile.json"
     run_fuzzer instance_record 65536 build/fuzz/corpus_record "$seeds"
+    ;;
+  remote_action)
+    cmake --build build/fuzz -j "${QD_JOBS:-2}" --target qd_fuzz_remote_action
+    run_fuzzer remote_action 65536 build/fuzz/remote_action_corpus
     ;;
   lsp)
     # Seeds: an editing session (initialize is done by the target; open, incremental edits in
