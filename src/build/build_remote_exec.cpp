@@ -4,6 +4,7 @@
 // each result is stored and recorded exactly as a local compile's. --audit N recompiles a random
 // sample of the remote results here and compares the bytes.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 
@@ -123,6 +124,17 @@ bool Run::compile_remotely() {
     finish_job(job, std::move(obj));
   };
   d->run(requests, m_o.jobs, local, on_started, done);
+  if (m_o.stats) {
+    const remote_exec::Dispatcher::Stats& st = d->last_stats();
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "remote execution: %zu sent, %zu executed, %zu from the action cache, %zu "
+                  "compiled here; turnaround median %.1f ms, p90 %.1f ms; queued median %.1f ms; "
+                  "capabilities %.1f ms, uploads %.1f ms",
+                  st.submitted, st.executed, st.cached, st.local, st.turnaround_median_ms,
+                  st.turnaround_p90_ms, st.queued_median_ms, st.check_ms, st.upload_ms);
+    m_status.info(line);
+  }
   audit_remote();
   return true;
 #endif

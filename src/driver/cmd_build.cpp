@@ -88,6 +88,7 @@ Json to_json(const qdbuild::BuildResult& r) {
   j["skipped"] = r.skipped;
   j["noop"] = r.noop;
   j["time_s"] = r.time_s;
+  j["compile_ms"] = r.compile_ms;
   Json diagnostics = Json::array();
   for (const qdbuild::Diagnostic& d : r.diagnostics) {
     diagnostics.push_back(diagnostic_json(d));

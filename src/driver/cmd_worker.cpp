@@ -81,9 +81,14 @@ ExitStatus cmd_worker(int argc, char** argv) {
     if (quiet && !error_line) {
       return;
     }
-    std::time_t t = std::time(nullptr);
+    auto now = std::chrono::system_clock::now();
+    std::time_t t = std::chrono::system_clock::to_time_t(now);
+    int ms = static_cast<int>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() %
+        1000);
     char stamp[32];
-    std::strftime(stamp, sizeof stamp, "%H:%M:%S", std::localtime(&t));
+    size_t n = std::strftime(stamp, sizeof stamp, "%H:%M:%S", std::localtime(&t));
+    std::snprintf(stamp + n, sizeof stamp - n, ".%03d", ms);
     std::fprintf(stderr, "qdbuild worker %s [%s]: %s\n", name.c_str(), stamp, line.c_str());
   };
   std::signal(SIGINT, on_signal);

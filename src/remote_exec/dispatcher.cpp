@@ -51,6 +51,10 @@ struct Dispatcher::RunState {
   std::set<std::string> served;                       // toolchains a worker started work of
   std::map<std::string, size_t> compiled_here;        // toolchain -> actions compiled locally
   std::vector<double> turnaround_s;                   // remote results, submission to result
+  std::vector<double> executed_s;                     // the same, of results a worker ran
+  std::vector<double> queued_s;                       // of those: submission to EXECUTING
+  size_t cached = 0;
+  size_t local_done = 0;
   int action_warnings = 0;
   int suppressed_warnings = 0;
   std::mutex mutex;
@@ -148,11 +152,15 @@ void Dispatcher::run(const std::vector<CompileRequest>& jobs, unsigned local_thr
   st.started = &started;
   st.done = &done;
   m_unserved.clear();
+  m_stats = Stats{};
   if (jobs.empty()) {
     return;
   }
+  auto t_check = Clock::now();
   bool remote = usable();
+  m_stats.check_ms = 1000 * seconds(Clock::now() - t_check);
   if (remote) {
+    auto t_upload = Clock::now();
     st.actions.reserve(jobs.size());
     std::vector<const ActionBlobs*> all;
     for (size_t i = 0; i < jobs.size(); ++i) {
@@ -169,6 +177,7 @@ void Dispatcher::run(const std::vector<CompileRequest>& jobs, unsigned local_thr
              "); compiling locally");
       remote = false;
     }
+    m_stats.upload_ms = 1000 * seconds(Clock::now() - t_upload);
   }
   auto now = Clock::now();
   for (size_t i = 0; i < jobs.size(); ++i) {
@@ -208,6 +217,23 @@ void Dispatcher::run(const std::vector<CompileRequest>& jobs, unsigned local_thr
              toolchain.substr(toolchain.find('-') + 1, 12) + "...); " + std::to_string(n) +
              " were compiled locally");
     }
+  }
+  for (const auto& [toolchain, n] : st.submitted) {
+    m_stats.submitted += n;
+  }
+  m_stats.executed = st.executed_s.size();
+  m_stats.cached = st.cached;
+  m_stats.local = st.local_done;
+  if (!st.executed_s.empty()) {
+    std::vector<double> t = st.executed_s;
+    std::sort(t.begin(), t.end());
+    m_stats.turnaround_median_ms = 1000 * t[t.size() / 2];
+    m_stats.turnaround_p90_ms = 1000 * t[std::min(t.size() - 1, t.size() * 9 / 10)];
+  }
+  if (!st.queued_s.empty()) {
+    std::vector<double> q = st.queued_s;
+    std::nth_element(q.begin(), q.begin() + q.size() / 2, q.end());
+    m_stats.queued_median_ms = 1000 * q[q.size() / 2];
   }
   if (st.suppressed_warnings > 0) {
     m_warn("remote execution: " + std::to_string(st.suppressed_warnings) +
@@ -271,6 +297,12 @@ void Dispatcher::remote_loop(RunState& st) {
       if (!out.cached) {  // (an action cache hit says nothing about the workers)
         st.progress[job.toolchain] = Clock::now();
         st.served.insert(job.toolchain);
+        st.executed_s.push_back(seconds(Clock::now() - job.sent));
+        if (auto since = call.executing_since(); since != Clock::time_point{}) {
+          st.queued_s.push_back(seconds(since - job.sent));
+        }
+      } else {
+        ++st.cached;
       }
       st.turnaround_s.push_back(seconds(Clock::now() - job.sent));
       job.state = RunState::State::done;
@@ -383,6 +415,7 @@ void Dispatcher::local_loop(RunState& st) {
     job.state = RunState::State::done;
     --st.remaining;
     ++st.compiled_here[job.toolchain];
+    ++st.local_done;
     r.where = Result::Where::local;
     (*st.done)(i, std::move(r));
     st.cv.notify_all();

@@ -51,6 +51,21 @@ public:
 
   std::string display() const;  // the server, as messages name it
 
+  // The last run's remote side, for -d stats: actions sent, results from workers and from the
+  // action cache, and the turnaround (submission to verified result) of the workers' results.
+  struct Stats {
+    size_t submitted = 0;
+    size_t executed = 0;
+    size_t cached = 0;
+    size_t local = 0;
+    double turnaround_median_ms = 0;
+    double turnaround_p90_ms = 0;
+    double queued_median_ms = 0;  // of those, submission until a worker held it
+    double check_ms = 0;          // GetCapabilities (the first run of a Dispatcher only)
+    double upload_ms = 0;         // FindMissingBlobs and the uploads of every action's inputs
+  };
+  const Stats& last_stats() const { return m_stats; }
+
 private:
   Dispatcher(const ExecSettings& settings, Warn warn);
   bool usable();  // the server answered its capabilities (once) and the breaker is closed
@@ -70,6 +85,7 @@ private:
   int m_consecutive_failures = 0;
   std::chrono::steady_clock::time_point m_open_until{};
   std::set<std::string> m_unserved;  // toolchains no worker took within the queue timeout
+  Stats m_stats;
 };
 
 }  // namespace qd::remote_exec

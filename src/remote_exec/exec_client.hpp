@@ -26,14 +26,26 @@ class ExecCall {
 public:
   enum class Stage { submitting, queued, executing, done };
   Stage stage() const { return m_stage.load(); }
+  // When the server first said the action executes (a worker holds it); unset before.
+  std::chrono::steady_clock::time_point executing_since() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_executing_since;
+  }
   void cancel();
 
 private:
   friend class ExecClient;
   void attach(grpc::ClientContext* ctx);
-  void set_stage(Stage s) { m_stage.store(s); }
+  void set_stage(Stage s) {
+    if (s == Stage::executing && m_stage.load() != Stage::executing) {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      m_executing_since = std::chrono::steady_clock::now();
+    }
+    m_stage.store(s);
+  }
   std::atomic<Stage> m_stage{Stage::submitting};
-  std::mutex m_mutex;
+  mutable std::mutex m_mutex;
+  std::chrono::steady_clock::time_point m_executing_since{};
   grpc::ClientContext* m_ctx = nullptr;
   bool m_cancelled = false;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -27,6 +28,8 @@ using Clock = std::chrono::steady_clock;
 // 3 s (PROTOCOL.md), so a bot with spare capacity asks with this deadline.
 constexpr auto k_poll_deadline = std::chrono::seconds(8);
 constexpr auto k_cas_timeout = std::chrono::seconds(60);
+// A bot at capacity reports in at least this often (BuildGrid's keepalive is seconds).
+constexpr auto k_full_heartbeat = std::chrono::milliseconds(1000);
 // The largest translation unit a worker reads (a generated unit is far below).
 constexpr int64_t k_max_source = 64 * 1024 * 1024;
 
@@ -79,6 +82,7 @@ private:
   void execute(const google::protobuf::Any& payload, google::rpc::Status& status,
                re::ActionResult& result);
   void wake();  // a lease finished: cut the long poll short to report it
+  void wait_while_full();
   // Joins finished (or abandoned) runs, outside m_mutex (a finishing run takes it in wake()).
   static void join(std::vector<std::unique_ptr<LeaseRun>>& runs) {
     for (std::unique_ptr<LeaseRun>& r : runs) {
@@ -99,6 +103,7 @@ private:
   std::map<std::string, std::unique_ptr<LeaseRun>> m_running;  // lease id -> run
   grpc::ClientContext* m_poll = nullptr;                       // the update in flight
   bool m_woken = false;
+  std::condition_variable m_finished;  // wake()
 };
 
 rw::BotSession Worker::initial_session() const {
@@ -123,6 +128,23 @@ void Worker::wake() {
   m_woken = true;
   if (m_poll != nullptr) {
     m_poll->TryCancel();
+  }
+  m_finished.notify_all();
+}
+
+void Worker::wait_while_full() {
+  std::unique_lock<std::mutex> lock(m_mutex);
+  auto busy = [&] {
+    size_t n = 0;
+    for (const auto& [id, run] : m_running) {
+      n += run->finished ? 0 : 1;
+    }
+    return n;
+  };
+  // At capacity the server answers at once (it long-polls only a bot with room): wait for a
+  // lease to finish instead, sending a heartbeat at least every k_full_heartbeat.
+  if (!m_woken && !stopping() && busy() >= m_o.capacity) {
+    m_finished.wait_for(lock, k_full_heartbeat, [&] { return m_woken || stopping(); });
   }
 }
 
@@ -408,6 +430,7 @@ int Worker::run() {
         log("stopped");
         return 0;
       }
+      wait_while_full();
       continue;
     }
     if (s.error_code() == grpc::StatusCode::CANCELLED && woken) {

@@ -35,8 +35,10 @@ const Base& base() {
     re::Action action;
     action.ParseFromString(a.blobs.at(a.action));
     Base out;
-    out.command = a.blobs.at({action.command_digest().hash(), action.command_digest().size_bytes()});
-    out.root = a.blobs.at({action.input_root_digest().hash(), action.input_root_digest().size_bytes()});
+    out.command =
+        a.blobs.at({action.command_digest().hash(), action.command_digest().size_bytes()});
+    out.root =
+        a.blobs.at({action.input_root_digest().hash(), action.input_root_digest().size_bytes()});
     out.cpu = toolchain_property(false);
     out.cuda = toolchain_property(true);
     return out;
@@ -62,22 +64,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string command = b.command;
   std::string root = b.root;
   switch (data[0] % 5) {
-  case 0: command = rest; break;
-  case 1: root = rest; break;
-  case 2: {
-    CompileRequest r;
-    std::string error;
-    if (parse_target_flags(rest, r, error)) {
-      if (target_flags_text(r) != rest) {
-        std::abort();  // accepted flags must be canonical
+    case 0: command = rest; break;
+    case 1: root = rest; break;
+    case 2: {
+      CompileRequest r;
+      std::string error;
+      if (parse_target_flags(rest, r, error)) {
+        if (target_flags_text(r) != rest) {
+          std::abort();  // accepted flags must be canonical
+        }
+      } else if (error.empty()) {
+        std::abort();  // a refusal says why
       }
-    } else if (error.empty()) {
-      std::abort();  // a refusal says why
+      return 0;
     }
-    return 0;
-  }
-  case 3: command = xored(command, data + 1, size - 1); break;
-  case 4: root = xored(root, data + 1, size - 1); break;
+    case 3: command = xored(command, data + 1, size - 1); break;
+    case 4: root = xored(root, data + 1, size - 1); break;
   }
   CheckedAction checked;
   std::string error;

@@ -12,7 +12,8 @@ shutdown). Up in about 4 s, down in under 1 s. QD_KEEP_BGD_DIR=1 keeps the direc
 The config: one instance "", an in-memory CAS, an action cache, the SQL scheduler with the
 platform key `qdbuild-toolchain` matched besides OSFamily and ISA, bot sessions that expire after
 `keepalive` seconds; with auth=True, JWT authentication and an ACL that tells workers from
-clients (token() makes their tokens).
+clients (token() makes their tokens). `poll`: the scheduler's, the bots' and the assigner's poll
+interval in seconds (the assigner's default random extra delay of up to 1 s is turned off).
 """
 import base64
 import hashlib
@@ -99,12 +100,13 @@ schedulers:
     session-expiry-timer-interval: 0.5
     max-execution-timeout: 600
     max-job-attempts: 2
-    poll-interval: 0.2
-    bot-poll-interval: 0.2
+    poll-interval: {poll}
+    bot-poll-interval: {poll}
     assigners:
       - !priority-age-assigner
         count: 1
-        interval: 0.1
+        interval: {poll}
+        jitter-factor: 0
         priority-assignment-percentage: 100
 instances:
   - name: ""
@@ -152,7 +154,7 @@ def jwt_hs256(secret, subject, lifetime=3600):
 
 
 class BuildGrid:
-    def __init__(self, base, venv, pg_url, keepalive=5, auth=False):
+    def __init__(self, base, venv, pg_url, keepalive=5, auth=False, poll=0.2):
         self.dir = os.path.join(base, "bgd")
         os.makedirs(self.dir)
         bgd = os.path.join(venv, "bin", "bgd")
@@ -171,7 +173,7 @@ class BuildGrid:
             authorization = AUTH.format(secret=secret_file, acl=acl_file).rstrip()
         with open(self.config, "w") as f:
             f.write(CONFIG.format(port=self.port, pg_url=pg_url, keepalive=keepalive,
-                                  authorization=authorization))
+                                  authorization=authorization, poll=poll))
         # The schema is not created by the server: apply the alembic migrations first.
         subprocess.run([bgd, "migrate", "apply", pg_url], check=True, capture_output=True)
         self.log = open(os.path.join(self.dir, "bgd.log"), "w")
@@ -185,14 +187,15 @@ class BuildGrid:
         self.log.close()
 
 class BuildGridStack:
-    def __init__(self, venv, keepalive=5, auth=False):
-        self.venv, self.keepalive, self.auth = venv, keepalive, auth
+    def __init__(self, venv, keepalive=5, auth=False, poll=0.2):
+        self.venv, self.keepalive, self.auth, self.poll = venv, keepalive, auth, poll
     def __enter__(self):
         self.base = tempfile.mkdtemp(prefix="qd-bgd-")
         self.pg = self.bgd = None
         try:
             self.pg = Postgres(self.base)
-            self.bgd = BuildGrid(self.base, self.venv, self.pg.url, self.keepalive, self.auth)
+            self.bgd = BuildGrid(self.base, self.venv, self.pg.url, self.keepalive, self.auth,
+                                 self.poll)
         except BaseException:
             self.__exit__(None, None, None)
             raise
