@@ -13,7 +13,9 @@ The config: one instance "", an in-memory CAS, an action cache, the SQL schedule
 platform key `qdbuild-toolchain` matched besides OSFamily and ISA, bot sessions that expire after
 `keepalive` seconds; with auth=True, JWT authentication and an ACL that tells workers from
 clients (token() makes their tokens). `poll`: the scheduler's, the bots' and the assigner's poll
-interval in seconds (the assigner's default random extra delay of up to 1 s is turned off).
+interval in seconds (the assigner's default random extra delay of up to 1 s is turned off). With tls=True
+the server speaks TLS with a self-signed certificate for 127.0.0.1 (`ca`, made with openssl)
+and `url` is grpcs://.
 """
 import base64
 import hashlib
@@ -73,7 +75,7 @@ CONFIG = """\
 server:
   - !channel
     address: "127.0.0.1:{port}"
-    insecure-mode: true
+{channel_security}
 {authorization}
 connections:
   - !sql-connection &sql
@@ -154,7 +156,7 @@ def jwt_hs256(secret, subject, lifetime=3600):
 
 
 class BuildGrid:
-    def __init__(self, base, venv, pg_url, keepalive=5, auth=False, poll=0.2):
+    def __init__(self, base, venv, pg_url, keepalive=5, auth=False, poll=0.2, tls=False):
         self.dir = os.path.join(base, "bgd")
         os.makedirs(self.dir)
         bgd = os.path.join(venv, "bin", "bgd")
@@ -171,9 +173,21 @@ class BuildGrid:
             with open(acl_file, "w") as f:
                 json.dump(ACL, f)  # YAML reads JSON
             authorization = AUTH.format(secret=secret_file, acl=acl_file).rstrip()
+        security = "    insecure-mode: true"
+        self.ca = None
+        if tls:
+            key = os.path.join(self.dir, "server.key")
+            self.ca = os.path.join(self.dir, "server.crt")
+            # A self-signed certificate for 127.0.0.1: the clients trust it as their only root.
+            subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                            "-keyout", key, "-out", self.ca], check=True, capture_output=True)
+            security = ("    insecure-mode: false\n    credentials:\n"
+                        f"      tls-server-key: {key}\n      tls-server-cert: {self.ca}")
         with open(self.config, "w") as f:
             f.write(CONFIG.format(port=self.port, pg_url=pg_url, keepalive=keepalive,
-                                  authorization=authorization, poll=poll))
+                                  authorization=authorization, poll=poll,
+                                  channel_security=security))
         # The schema is not created by the server: apply the alembic migrations first.
         subprocess.run([bgd, "migrate", "apply", pg_url], check=True, capture_output=True)
         self.log = open(os.path.join(self.dir, "bgd.log"), "w")
@@ -187,19 +201,21 @@ class BuildGrid:
         self.log.close()
 
 class BuildGridStack:
-    def __init__(self, venv, keepalive=5, auth=False, poll=0.2):
-        self.venv, self.keepalive, self.auth, self.poll = venv, keepalive, auth, poll
+    def __init__(self, venv, keepalive=5, auth=False, poll=0.2, tls=False):
+        self.venv, self.keepalive, self.auth, self.poll, self.tls = venv, keepalive, auth, poll, tls
     def __enter__(self):
         self.base = tempfile.mkdtemp(prefix="qd-bgd-")
         self.pg = self.bgd = None
         try:
             self.pg = Postgres(self.base)
             self.bgd = BuildGrid(self.base, self.venv, self.pg.url, self.keepalive, self.auth,
-                                 self.poll)
+                                 self.poll, self.tls)
         except BaseException:
             self.__exit__(None, None, None)
             raise
         self.target = self.bgd.target
+        self.url = ("grpcs://" if self.tls else "grpc://") + self.target
+        self.ca = self.bgd.ca  # the certificate to trust (tls=True), else None
         return self
 
     def token(self, subject):

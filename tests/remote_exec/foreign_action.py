@@ -2,8 +2,9 @@
 protos (run with the BuildGrid venv's python by test_remote_exec.py), and prints the outcome as
 one JSON line: {"code": google.rpc code, "message": ..., "exit_code": ...}.
 
-    foreign_action.py URL TOKEN TOOLCHAIN foreign   a shell command instead of remote-compile
-    foreign_action.py URL TOKEN TOOLCHAIN prelude   qdbuild's command with another include/
+    foreign_action.py URL TOKEN TOOLCHAIN foreign [CA]   a shell command instead of remote-compile
+    foreign_action.py URL TOKEN TOOLCHAIN prelude [CA]   qdbuild's command with another include/
+(URL grpcs://... with CA, the PEM file of the server's certificate.)
 """
 import hashlib
 import json
@@ -20,8 +21,12 @@ def digest(blob):
 
 def main():
     url, token, toolchain, mode = sys.argv[1:5]
-    target = url[len("grpc://"):]
-    channel = grpc.insecure_channel(target)
+    if url.startswith("grpcs://"):
+        with open(sys.argv[5], "rb") as f:
+            channel = grpc.secure_channel(url[len("grpcs://"):],
+                                          grpc.ssl_channel_credentials(root_certificates=f.read()))
+    else:
+        channel = grpc.insecure_channel(url[len("grpc://"):])
     md = [("authorization", "Bearer " + token)] if token else []
     platform = re.Platform(properties=[re.Platform.Property(name="qdbuild-toolchain", value=toolchain)])
     blobs = []

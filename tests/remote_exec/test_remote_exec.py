@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Remote execution end to end (docs/remote-exec.md "Tests"): BuildGrid 0.9.1 on its own
-PostgreSQL 15 (tests/lib/buildgrid_stack.py), with JWT authentication and an ACL that tells
-workers from clients, and real `qdbuild worker`s as its bots, all on 127.0.0.1.
+PostgreSQL 15 (tests/lib/buildgrid_stack.py), over TLS (a self-signed certificate the clients
+are given as their root), with JWT authentication and an ACL that tells workers from clients,
+and real `qdbuild worker`s as its bots, all on 127.0.0.1.
 
   1. a corpus (>= 30 tasks for cpu and for cuda:sm_90) built remotely by three workers: every
      task executed remotely, by at least two distinct workers, objects byte-identical to a local
@@ -13,7 +14,8 @@ workers from clients, and real `qdbuild worker`s as its bots, all on 127.0.0.1.
   5. a worker whose CUDA toolchain differs: it takes cpu actions, never cuda ones; the cuda build
      falls back to local after the queue timeout;
   6. a bad token: the build compiles locally (with a warning); a worker with a bad token or a
-     client's token is refused and exits 1;
+     client's token is refused and exits 1; a build that does not trust the server's
+     certificate compiles locally (with a warning);
   7. the server SIGKILLed in the middle of a build: the build finishes locally, same objects.
 
 Usage: test_remote_exec.py --qdbuild build/bin/qdbuild [--venv build/buildgrid-venv]
@@ -62,13 +64,14 @@ def task_objects(store):
 
 
 class Worker:
-    def __init__(self, qdbuild, url, name, workdir, token, capacity=2, env=None):
+    def __init__(self, qdbuild, url, name, workdir, token, ca, capacity=2, env=None):
         self.name = name
         self.log_path = workdir / f"worker-{name}.log"
         self.log = open(self.log_path, "w")
         e = {k: v for k, v in os.environ.items() if not k.startswith("QDBUILD_")}
         if token is not None:
             e["QDBUILD_REMOTE_EXECUTION_TOKEN"] = token
+        e["QDBUILD_REMOTE_EXECUTION_CA"] = ca
         e.update(env or {})
         self.proc = subprocess.Popen([qdbuild, "worker", "--server", url, "--capacity",
                                       str(capacity), "--name", name],
@@ -107,7 +110,7 @@ class Suite:
         self.q = opts.qdbuild
         self.tmp = tmp
         self.stack = stack
-        self.url = "grpc://" + stack.target
+        self.url = stack.url
         self.client = stack.token("qdbuild-client")
         self.worker_token = stack.token("qdbuild-worker")
         self.workers = []
@@ -115,17 +118,20 @@ class Suite:
 
     def worker(self, name, token="worker", **kw):
         w = Worker(self.q, self.url, name, self.tmp,
-                   self.worker_token if token == "worker" else token, **kw)
+                   self.worker_token if token == "worker" else token, self.stack.ca, **kw)
         self.workers.append(w)
         return w
 
-    def build(self, src, remote=True, token=None, args=(), targets=TARGETS, background=False):
+    def build(self, src, remote=True, token=None, args=(), targets=TARGETS, background=False,
+              ca=True):
         self.n += 1
         store = self.tmp / f"store{self.n}"
         env = {k: v for k, v in os.environ.items() if not k.startswith("QDBUILD_")}
         if remote:
             env["QDBUILD_REMOTE_EXECUTION"] = self.url
             env["QDBUILD_REMOTE_EXECUTION_TOKEN"] = token or self.client
+            if ca:
+                env["QDBUILD_REMOTE_EXECUTION_CA"] = self.stack.ca
         cmd = [self.q, "build", str(src), "--store", str(store), "--json", "-j", "1", *args]
         for t in targets:
             cmd += ["--target", t]
@@ -239,7 +245,8 @@ def test_refusals(s, venv, worker):
     for mode, code in (("foreign", 3), ("prelude", 9)):
         before = worker.count("exit ")
         p = subprocess.run([py, str(Path(__file__).parent / "foreign_action.py"), s.url, s.client,
-                            tc[0] if tc else "", mode], capture_output=True, text=True, timeout=120)
+                            tc[0] if tc else "", mode, s.stack.ca], capture_output=True, text=True,
+                           timeout=120)
         try:
             out = json.loads(p.stdout)
         except ValueError:
@@ -271,6 +278,15 @@ def test_toolchain_mismatch(s, worker_ok):
     check(r["rc"] == 0 and tk.get("remote_executed") == tk.get("compiled") > 0,
           f"the same worker takes the cpu actions ({tk})")
     return odd
+
+
+def test_untrusted_certificate(s, corpus_small):
+    r = s.build(corpus_small, targets=["cpu"], ca=False)
+    tk = tasks(r, "cpu")
+    check(r["rc"] == 0 and tk.get("remote_executed") == 0 and tk.get("compiled", 0) > 0,
+          f"a server certificate the build does not trust: compiled locally ({tk}) exit {r['rc']}")
+    check("cannot be reached" in r["err"],
+          f"a server certificate the build does not trust: a warning: {r['err'][-800:]}")
 
 
 def test_tokens(s, corpus_small):
@@ -335,7 +351,7 @@ def main():
         for p in cases[6:16]:
             shutil.copy(p, corpus2)
         shutil.copy(CASES / "pyproject.toml", corpus2)
-        with buildgrid_stack.BuildGridStack(opts.venv, auth=True) as stack:
+        with buildgrid_stack.BuildGridStack(opts.venv, auth=True, tls=True) as stack:
             s = Suite(opts, tmp, stack)
             try:
                 local, ws = test_corpus(s, corpus)
@@ -344,6 +360,7 @@ def main():
                 test_refusals(s, opts.venv, rescuer)
                 odd = test_toolchain_mismatch(s, rescuer)
                 test_tokens(s, corpus)
+                test_untrusted_certificate(s, corpus)
                 test_server_killed(s, corpus2, odd)
                 odd.stop()
             finally:
