@@ -9,8 +9,8 @@ buildgrid_stack.py) with --workers `qdbuild worker`s (capacity 1 each) on 127.0.
              against its compile alone (the worker's own time, from its log). Their difference
              is the per-action cost of remote execution: upload check, scheduling, lease, CAS
              reads and writes, result.
-  cold       the Genesis Franka scene's kernels (its record, as the Genesis tests build them) for
-             --targets, cold: a fresh local store with no remote (-j = the cores), then a fresh
+  cold       the Genesis scenes' kernels (every record in tests/genesis, as the Genesis tests
+             build them) for --targets, cold: a fresh local store with no remote (-j = the cores), then a fresh
              store and a fresh server with the workers (all actions executed remotely): wall
              time of each, and the ratio.
 
@@ -28,6 +28,7 @@ Usage: remote_exec_bench.py [--qdbuild build/bin/qdbuild] [--workers 2] [--targe
 Prints numbers; asserts nothing on time. Exit 125 (skip) without BuildGrid or Genesis.
 """
 import argparse
+import glob
 import json
 import os
 import re
@@ -115,8 +116,10 @@ def main():
     site = genesis_env.site_packages()
     if site is None:
         skip_policy.skip("no-genesis-venv", "no build/genesis-venv")
-    genesis = genesis_env.build_args(site, os.path.join(ROOT, "tests", "genesis",
-                                                        "franka.qdrecord.json"))
+    records = sorted(glob.glob(os.path.join(ROOT, "tests", "genesis", "*.qdrecord.json")))
+    genesis = genesis_env.build_args(site, records[0])
+    for r in records[1:]:
+        genesis += ["--instances", r]
     cores = os.cpu_count() or 1
     tmp = tempfile.mkdtemp(prefix="qd-remote-exec-bench-")
     try:
@@ -162,7 +165,8 @@ def main():
                 w.stop()
         executed = sum(t["tasks"]["remote_executed"] for t in remote_per)
         rtasks = sum(t["tasks"]["compiled"] for t in remote_per)
-        print(f"cold Genesis Franka kernels for {','.join(targets)}: {tasks} tasks compiled")
+        print(f"cold: the kernels of the {len(records)} Genesis scene records for "
+              f"{','.join(targets)}: {tasks} tasks compiled")
         print(f"  local, -j {cores}:            {local_wall:7.2f} s  (compile {compile_s:.1f} "
               f"core-s, t_c = {1000 * t_c:.0f} ms per task)")
         print(f"  remote, {args.workers} workers x 1 slot: {remote_wall:7.2f} s  ({executed} of "
