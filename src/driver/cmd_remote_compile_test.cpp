@@ -1,10 +1,12 @@
-// qdbuild remote-compile in a materialised input root: the same bytes as the build's own
-// compile of the unit, and every input it must refuse refused before anything is compiled.
+// qdbuild remote-compile in a materialised input root, in its sandbox: the same bytes as the
+// build's own compile of the unit, and every input it must refuse refused before anything is
+// compiled.
 #include <doctest/doctest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
@@ -28,29 +30,42 @@ std::string read(const fs::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// Runs the command in `dir` (the action's input root), as a worker of another server would.
+// Runs the command in `dir` (the action's input root), as a worker of another server would: in a
+// child process, since the sandbox it enters lasts as long as the process.
 ExitStatus run_in(const fs::path& dir) {
-  fs::path cwd = fs::current_path();
-  fs::current_path(dir);
-  std::vector<std::string> args = {"remote-compile", "--target-flags", "qd_target",
-                                   "--output",       "qd_task.out",    "qd_task.cpp"};
-  std::vector<char*> argv;
-  for (std::string& a : args) {
-    argv.push_back(a.data());
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (chdir(dir.c_str()) != 0) {
+      _exit(99);
+    }
+    std::vector<std::string> args = {"remote-compile", "--target-flags", "qd_target",
+                                     "--output",       "qd_task.out",    "qd_task.cpp"};
+    std::vector<char*> argv;
+    for (std::string& a : args) {
+      argv.push_back(a.data());
+    }
+    _exit(to_int(cmd_remote_compile(static_cast<int>(argv.size()), argv.data())));
   }
-  ExitStatus s = cmd_remote_compile(static_cast<int>(argv.size()), argv.data());
-  fs::current_path(cwd);
-  return s;
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  return static_cast<ExitStatus>(WEXITSTATUS(status));
 }
 
 struct InputRoot {
   fs::path dir;
   remote_exec::CompileRequest req;
-  InputRoot() {
+  explicit InputRoot(bool cuda = false) {
     char tmpl[] = "/tmp/qd-remote-compile-XXXXXX";
     dir = mkdtemp(tmpl);
-    req.source =
-        "#include \"qd_prelude.hpp\"\nextern \"C\" int qd_probe(int x) { return x * 3; }\n";
+    req.cuda = cuda;
+    // CUDA: a libdevice function, so the compile reads libdevice inside the sandbox.
+    req.source = cuda ? "#include \"qd_prelude.hpp\"\nextern \"C\" float __nv_sinf(float);\n"
+                        "extern \"C\" __attribute__((nvptx_kernel)) void k(float* x) "
+                        "{ x[0] = __nv_sinf(x[0]); }\n"
+                      : "#include \"qd_prelude.hpp\"\n"
+                        "extern \"C\" int qd_probe(int x) { return x * 3; }\n";
     write(dir / "qd_task.cpp", req.source);
     write(dir / "qd_target", remote_exec::target_flags_text(req));
     for (const backend::EmbeddedFile& f : backend::embedded_prelude_files()) {
@@ -61,11 +76,14 @@ struct InputRoot {
 };
 
 TEST_CASE("remote-compile: the object a local compile of the unit gives, byte for byte") {
-  InputRoot root;
-  REQUIRE(run_in(root.dir) == ExitStatus::ok);
-  remote_exec::CompileOutput local = remote_exec::compile_request(root.req);
-  REQUIRE(local.ok);
-  CHECK(read(root.dir / "qd_task.out") == local.bytes);
+  for (bool cuda : {false, true}) {
+    CAPTURE(cuda);
+    InputRoot root(cuda);
+    REQUIRE(run_in(root.dir) == ExitStatus::ok);
+    remote_exec::CompileOutput local = remote_exec::compile_request(root.req);
+    REQUIRE(local.ok);
+    CHECK(read(root.dir / "qd_task.out") == local.bytes);
+  }
 }
 
 TEST_CASE("remote-compile: another prelude, a missing or extra file, bad flags: refused") {
