@@ -22,6 +22,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 import qdtest  # noqa: E402
 
+# Every build here is local: the remote execution counts of --json (docs/remote-exec.md) stay 0.
+NO_REMOTE_EXEC = {"remote_executed": 0, "remote_cached": 0, "audited": 0}
+
 CHECKS = qdtest.Checks("build")
 check = CHECKS.named
 
@@ -105,7 +108,8 @@ def incremental(qd, tmp):
     if not check("incremental: first build exits 0", rc == 0 and doc, f"exit {rc} {out} {err}"):
         return
     check("incremental: first build compiles 5 tasks",
-          doc["tasks"] == {"total": 5, "compiled": 5, "reused": 0, "fetched": 0}, doc)
+          doc["tasks"] == {"total": 5, "compiled": 5, "reused": 0,
+                           "fetched": 0, **NO_REMOTE_EXEC}, doc)
     check("incremental: first build counts", doc["kernels"] == 1 and doc["instances"] == 1 and
           doc["modules_linked"] == 1 and not doc["noop"] and doc["failed"] == [], doc)
 
@@ -113,7 +117,8 @@ def incremental(qd, tmp):
     write(src / "five.py", qdtest.FIVE_LOOPS.replace("y[i] * 2.0", "y[i] * 4.0"))
     rc, doc, out, err = build_json(qd, w, "src")
     check("incremental: edit one loop -> 1 compiled, 4 reused",
-          rc == 0 and doc and doc["tasks"] == {"total": 5, "compiled": 1, "reused": 4, "fetched": 0},
+          rc == 0 and doc and doc["tasks"] == {"total": 5, "compiled": 1, "reused": 4,
+                                               "fetched": 0, **NO_REMOTE_EXEC},
           f"exit {rc} {doc} {err}")
     check("incremental: edit relinks the module", doc and doc["modules_linked"] == 1, doc)
 
@@ -150,7 +155,8 @@ def incremental(qd, tmp):
     write(src / "saxpy.py", SAXPY)
     rc, doc, out, err = build_json(qd, w, "src")
     check("new file: its kernels compiled, five reused",
-          rc == 0 and doc and doc["tasks"] == {"total": 7, "compiled": 2, "reused": 5, "fetched": 0} and
+          rc == 0 and doc and doc["tasks"] == {"total": 7, "compiled": 2, "reused": 5,
+                                               "fetched": 0, **NO_REMOTE_EXEC} and
           doc["modules_linked"] == 1 and doc["kernels"] == 3, doc)
 
     # -d explain names the reason; the same store still verifies.
@@ -360,7 +366,8 @@ def compiler_changed(qd, tmp):
     rc, out, err = run(broken, "build", "src", "--store", "st", "--json", cwd=w, env=env)
     doc = json.loads(out) if rc == 0 else None
     if not check("broken compiler: builds 2 tasks",
-                 doc and doc["tasks"] == {"total": 2, "compiled": 2, "reused": 0, "fetched": 0},
+                 doc and doc["tasks"] == {"total": 2, "compiled": 2, "reused": 0,
+                                          "fetched": 0, **NO_REMOTE_EXEC},
                  f"exit {rc} {out} {err}"):
         return
     check("broken compiler: its kernel truncates // (the premise of this test)",
@@ -373,7 +380,8 @@ def compiler_changed(qd, tmp):
                        env=env)
     doc = json.loads(out) if rc == 0 else None
     check("fixed compiler: every task compiled again, none reused",
-          doc and doc["tasks"] == {"total": 2, "compiled": 2, "reused": 0, "fetched": 0} and
+          doc and doc["tasks"] == {"total": 2, "compiled": 2, "reused": 0,
+                                   "fetched": 0, **NO_REMOTE_EXEC} and
           doc["modules_linked"] == 1 and not doc["noop"], f"exit {rc} {out} {err}")
     check("fixed compiler: -d explain names the compiler change",
           "kernel 'divide:divide' (instance x=ndarray(i32, 1), q=ndarray(i32, 1)): the compiler "
@@ -391,7 +399,8 @@ def compiler_changed(qd, tmp):
                        cwd=w, env=env)
     doc = json.loads(out) if rc == 0 else None
     check("rebuilt qdbuild: lowered again, tasks from the task cache",
-          doc and not doc["noop"] and doc["tasks"] == {"total": 2, "compiled": 0, "reused": 2, "fetched": 0} and
+          doc and not doc["noop"] and doc["tasks"] == {"total": 2, "compiled": 0, "reused": 2,
+                                                       "fetched": 0, **NO_REMOTE_EXEC} and
           "the compiler changed (qdbuild or its toolchain)" in err, f"exit {rc} {out} {err}")
     check("rebuilt qdbuild: results unchanged",
           launch_divide(w / "st") == divide_expected(floor=True), launch_divide(w / "st"))
