@@ -24,7 +24,7 @@ Measured: t_c, o, u, F (the runs above). Extrapolated: W > the --workers run her
 server's dispatch keeping up with W (BuildGrid on these 2 cores is part of what is measured).
 
 Usage: remote_exec_bench.py [--qdbuild build/bin/qdbuild] [--workers 2] [--targets cpu,cuda:sm_90]
-                            [--poll 0.02]
+                            [--records franka,go2,...] [--poll 0.02]
 Prints numbers; asserts nothing on time. Exit 125 (skip) without BuildGrid or Genesis.
 """
 import argparse
@@ -107,6 +107,9 @@ def main():
     ap.add_argument("--venv", default=os.path.join(ROOT, "build", "buildgrid-venv"))
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--targets", default="cpu,cuda:sm_90")
+    ap.add_argument("--records", default="",
+                    help="scene records to build, comma-separated (franka,go2,...); "
+                         "default: every tests/genesis/*.qdrecord.json")
     ap.add_argument("--poll", type=float, default=0.02,
                     help="BuildGrid's poll intervals, seconds (the tests use 0.2)")
     args = ap.parse_args()
@@ -117,6 +120,9 @@ def main():
     if site is None:
         skip_policy.skip("no-genesis-venv", "no build/genesis-venv")
     records = sorted(glob.glob(os.path.join(ROOT, "tests", "genesis", "*.qdrecord.json")))
+    if args.records:
+        wanted = args.records.split(",")
+        records = [r for r in records if os.path.basename(r).split(".")[0] in wanted]
     genesis = genesis_env.build_args(site, records[0])
     for r in records[1:]:
         genesis += ["--instances", r]

@@ -16,7 +16,9 @@ and real `qdbuild worker`s as its bots, all on 127.0.0.1.
   6. a bad token: the build compiles locally (with a warning); a worker with a bad token or a
      client's token is refused and exits 1; a build that does not trust the server's
      certificate compiles locally (with a warning);
-  7. the server SIGKILLed in the middle of a build: the build finishes locally, same objects.
+  7. a worker that lies (tests/remote_exec/lying_bot.py: other bytes under their own digest):
+     --audit recompiles its results, the build fails (exit 3) naming it, the objects are local;
+  8. the server SIGKILLed in the middle of a build: the build finishes locally, same objects.
 
 Usage: test_remote_exec.py --qdbuild build/bin/qdbuild [--venv build/buildgrid-venv]
 Exit: 0 all passed; 1 a failure; 125 (skip) without BuildGrid or PostgreSQL.
@@ -307,6 +309,42 @@ def test_tokens(s, corpus_small):
         w.stop()
 
 
+def test_liar(s, venv, toolchain_cpu):
+    """A worker that returns other bytes (under their own digest): --audit catches it, the build
+    fails naming the worker, and the audited objects are the local ones."""
+    src = s.tmp / "liar"
+    src.mkdir()
+    shutil.copy(ROOT / "examples" / "particles.py", src)
+    local = s.build(src, remote=False, targets=["cpu"])
+    log_path = s.tmp / "worker-liar.log"
+    with open(log_path, "w") as log:
+        liar = subprocess.Popen([os.path.join(venv, "bin", "python"),
+                                 str(Path(__file__).parent / "lying_bot.py"), s.url,
+                                 s.worker_token, s.stack.ca, toolchain_cpu, "liar"],
+                                stdout=log, stderr=subprocess.STDOUT)
+    try:
+        end = time.time() + 30
+        while "session" not in log_path.read_text() and time.time() < end and liar.poll() is None:
+            time.sleep(0.05)
+        check("session" in log_path.read_text(), f"the liar holds a session: {log_path.read_text()}")
+        r = s.build(src, targets=["cpu"], args=("--audit", "1000"))
+        tk = tasks(r, "cpu")
+        check(tk.get("remote_executed", 0) > 0 and
+              tk.get("audited") == tk.get("remote_executed") + tk.get("remote_cached"),
+              f"the liar's results were all audited ({tk})")
+        check(r["rc"] == 3 and "audit: the object of" in r["err"] and "'liar'" in r["err"],
+              f"--audit: the lie fails the build (exit 3) naming the worker: exit {r['rc']} "
+              f"{r['err'][-1500:]}")
+        check(task_objects(r["store"]) == task_objects(local["store"]),
+              "--audit: the audited objects are the local compile's")
+    finally:
+        liar.send_signal(signal.SIGTERM)
+        try:
+            liar.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            liar.kill()
+
+
 def test_server_killed(s, corpus2, worker):
     local = s.build(corpus2, remote=False, targets=["cpu"])
     done_before = worker.count("exit 0")
@@ -361,8 +399,12 @@ def main():
                 odd = test_toolchain_mismatch(s, rescuer)
                 test_tokens(s, corpus)
                 test_untrusted_certificate(s, corpus)
-                test_server_killed(s, corpus2, odd)
-                odd.stop()
+                cpu_toolchain = toolchains(odd)[0]
+                check(odd.stop() == 0, "the odd worker stops gracefully")
+                test_liar(s, opts.venv, cpu_toolchain)
+                honest = s.worker("honest")
+                check(honest.wait_for("bot session"), "a new worker holds a session")
+                test_server_killed(s, corpus2, honest)
             finally:
                 for w in s.workers:
                     w.stop()
