@@ -229,6 +229,10 @@ def test_worker_killed(s, ws):
     check(r["rc"] == 0, f"build with a worker killed mid-job: exit {r['rc']}\n{r['err'][-2000:]}")
     check(task_objects(r["store"]) == task_objects(local["store"]),
           "the object is the one a local build makes")
+    # The build may have finished on its own cores (a straggler) first; either way the server
+    # requeues the dead worker's job once its session expires, and the other worker runs it.
+    check(rescuer.wait_for("exit 0", timeout=60),
+          f"the server requeued the killed worker's job to another worker:\n{rescuer.text()}")
     return rescuer
 
 
