@@ -3,7 +3,7 @@
 #include <map>
 
 #include "build/bazel/remote/execution/v2/remote_execution.grpc.pb.h"
-#include "google/longrunning/operations.pb.h"
+#include "google/longrunning/operations.grpc.pb.h"
 #include "remote_exec/channel.hpp"
 
 namespace qd::remote_exec {
@@ -41,12 +41,17 @@ struct ExecClient::Impl {
   std::chrono::milliseconds action_timeout;
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<re::Execution::Stub> exec;
+  std::unique_ptr<google::longrunning::Operations::Stub> operations;
   std::unique_ptr<CasClient> cas;
   // CasClient's calls are independent once its batch budget is known (check_server asks for it
   // first); uploads are serialised, reads are not.
   std::mutex cas_mutex;
 
   ExecOutcome interpret(const google::longrunning::Operation& op);
+  // Closing an Execute stream leaves the job on the server (queued, or running on a worker):
+  // an abandoned action is cancelled there too, best effort (a server without the Operations
+  // service, or one that refuses, keeps it: it then lands in the action cache).
+  void cancel_operation(const std::string& name);
 };
 
 ExecClient::ExecClient(const Endpoint& endpoint, std::chrono::milliseconds call_timeout,
@@ -57,6 +62,7 @@ ExecClient::ExecClient(const Endpoint& endpoint, std::chrono::milliseconds call_
   m_impl->action_timeout = action_timeout;
   m_impl->channel = open_channel(endpoint);
   m_impl->exec = re::Execution::NewStub(m_impl->channel);
+  m_impl->operations = google::longrunning::Operations::NewStub(m_impl->channel);
   m_impl->cas = std::make_unique<CasClient>(endpoint, call_timeout, m_impl->channel);
 }
 
@@ -109,6 +115,15 @@ bool ExecClient::upload(const std::vector<const ActionBlobs*>& actions, std::str
     blobs.push_back(*all.at(d));
   }
   return m_impl->cas->upload(blobs, error);
+}
+
+void ExecClient::Impl::cancel_operation(const std::string& name) {
+  grpc::ClientContext ctx;
+  prepare_call(ctx, endpoint, std::chrono::milliseconds(2000));
+  google::longrunning::CancelOperationRequest req;
+  req.set_name(name);
+  google::protobuf::Empty empty;
+  (void)operations->CancelOperation(&ctx, req, &empty);
 }
 
 ExecOutcome ExecClient::Impl::interpret(const google::longrunning::Operation& op) {
@@ -224,8 +239,13 @@ ExecOutcome ExecClient::execute(const Digest& action, ExecCall& call) {
       if (call.m_cancelled) {
         out.kind = ExecOutcome::Kind::cancelled;
         out.error = "cancelled";
-        return out;
       }
+    }
+    if (out.kind == ExecOutcome::Kind::cancelled) {
+      if (!operation.empty()) {
+        m.cancel_operation(operation);
+      }
+      return out;
     }
     out.error = "Execute: " +
                 (s.ok() ? std::string("the stream ended before the action did") : status_text(s));

@@ -139,7 +139,8 @@ CAS_REQUESTS = ["GetCapabilities", "FindMissingBlobs", "BatchUpdateBlobs", "Batc
                 "Read", "Write"]
 ACL = {"": {"allow": [
     {"subject": "^qdbuild-worker$", "requests": ["CreateBotSession", "UpdateBotSession"] + CAS_REQUESTS},
-    {"subject": "^qdbuild-client$", "requests": ["Execute", "WaitExecution", "GetActionResult"] + CAS_REQUESTS},
+    {"subject": "^qdbuild-client$",
+     "requests": ["Execute", "WaitExecution", "GetActionResult", "CancelOperation"] + CAS_REQUESTS},
 ]}}
 
 
