@@ -109,6 +109,9 @@ void Run::compile() {
       std::count_if(m_jobs.begin(), m_jobs.end(), [](const CompileJob& j) { return !j.silent; }));
   m_status.planned(visible);
   if (!compile_remotely()) {
+    if (m_o.audit > 0 && !m_jobs.empty()) {
+      m_status.warning("--audit: no remote execution is configured; every task compiles here");
+    }
     support::parallel_for(
         m_jobs.size(),
         [&](size_t i) {

@@ -27,6 +27,7 @@ using Clock = std::chrono::steady_clock;
 // The long poll: BuildGrid waits for work up to 0.8 x the call's deadline, and not at all below
 // 3 s (PROTOCOL.md), so a bot with spare capacity asks with this deadline.
 constexpr auto k_poll_deadline = std::chrono::seconds(8);
+constexpr auto k_stop_deadline = std::chrono::seconds(2);
 constexpr auto k_cas_timeout = std::chrono::seconds(60);
 // A bot at capacity reports in at least this often (BuildGrid's keepalive is seconds).
 constexpr auto k_full_heartbeat = std::chrono::milliseconds(1000);
@@ -65,6 +66,14 @@ public:
   }
 
   int run();
+  // From another thread, once stop is set: ends the poll in flight.
+  void wake_for_stop() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_poll != nullptr) {
+      m_poll->TryCancel();
+    }
+    m_finished.notify_all();
+  }
 
 private:
   bool stopping() const { return m_o.stop != nullptr && m_o.stop->load(); }
@@ -384,7 +393,8 @@ int Worker::run() {
       idle_stop = stopping() && m_running.size() == completed.size();
     }
     grpc::ClientContext ctx;
-    prepare_call(ctx, m_o.endpoint, k_poll_deadline);
+    // Stopping: under 3 s BuildGrid assigns nothing and answers at once (PROTOCOL.md).
+    prepare_call(ctx, m_o.endpoint, stopping() ? k_stop_deadline : k_poll_deadline);
     {
       std::lock_guard<std::mutex> lock(m_mutex);
       if (m_woken) {
@@ -433,8 +443,8 @@ int Worker::run() {
       wait_while_full();
       continue;
     }
-    if (s.error_code() == grpc::StatusCode::CANCELLED && woken) {
-      continue;  // cut short to report a finished lease
+    if (s.error_code() == grpc::StatusCode::CANCELLED && (woken || stopping())) {
+      continue;  // cut short to report a finished lease, or to stop
     }
     if (s.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
         s.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
@@ -477,7 +487,21 @@ int Worker::run() {
 
 int run_worker(const WorkerOptions& options) {
   Worker w(options);
-  return w.run();
+  // A stop request cuts the long poll short, so the worker says BOT_TERMINATING at once.
+  std::atomic<bool> done{false};
+  std::thread watcher([&] {
+    while (!done.load()) {
+      if (options.stop != nullptr && options.stop->load()) {
+        w.wake_for_stop();
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  int rc = w.run();
+  done.store(true);
+  watcher.join();
+  return rc;
 }
 
 }  // namespace qd::remote_exec
