@@ -10,6 +10,10 @@
   gpu_compare.py --corpus STORE [-k PATTERN]      every differential case (tests/diff/cases_spec)
                                                   built for cpu and cuda:sm_90 in STORE: CPU run
                                                   vs GPU run (arrays copied to the device)
+  gpu_compare.py --cpu-record STORE OUT           every case on the CPU, its outputs to OUT (JSON)
+  gpu_compare.py --cpu-check STORE REF            every case on the CPU against REF: the same
+                                                  outputs (the device bundle's CPU-side check,
+                                                  scripts/gpu-bundle.sh)
 --table FILE appends "name|value|verdict" rows for the final table. Exit 0 all good, 1 not.
 """
 import argparse
@@ -155,6 +159,57 @@ def corpus(store_dir, pattern, table):
     return 0 if ok else 1
 
 
+def cpu_outputs(store_dir, pattern):
+    """{case name: its CPU snapshot, or {"error": why}} for every case, from STORE's cpu entries."""
+    import harness
+    import qdrt
+    store = qdrt.open(store_dir, lazy=True)
+    out = {}
+    for case in harness.load_cases(pattern):
+        try:
+            args = harness.make_args(case, use_numpy=False)
+            ret = store.kernel(case["kernel"])(*args, device="cpu")
+            out[case["name"]] = harness.snapshot(case, args, ret)
+        except Exception as e:  # noqa: BLE001
+            out[case["name"]] = {"error": "%s: %s" % (type(e).__name__, e)}
+    return out
+
+
+def cpu_record(store_dir, path, pattern):
+    """The outputs of every case that runs through the binding; the others (a qd.field or a
+    dataclass argument, which only the bridge passes) are listed with why."""
+    import json
+    outputs = cpu_outputs(store_dir, pattern)
+    ran = {n: v for n, v in outputs.items() if "error" not in v}
+    left = {n: v["error"] for n, v in outputs.items() if "error" in v}
+    with open(path, "w") as f:
+        json.dump({"cases": ran, "not_runnable": left}, f, sort_keys=True)
+    print("cpu-record: %d cases run, %d not runnable through the binding: %s" %
+          (len(ran), len(left), ", ".join(sorted(left)) or "none"))
+    return 0 if ran else 1
+
+
+def cpu_check(store_dir, path, pattern, table):
+    import harness
+    import json
+    with open(path) as f:
+        expected = json.load(f)["cases"]
+    cases = {c["name"]: c for c in harness.load_cases(pattern)}
+    got = {n: v for n, v in cpu_outputs(store_dir, pattern).items() if n in expected}
+    failed = []
+    for name, exp in sorted(expected.items()):
+        g = got.get(name)
+        why = ("not in this bundle's cases" if g is None else g["error"] if "error" in g else
+               harness.compare(cases[name], g, exp))
+        if why:
+            failed.append(name)
+            print("FAIL %s: %s" % (name, why), flush=True)
+    ok = not failed and len(expected) > 0 and set(got) == set(expected)
+    row(table, "corpus on this CPU vs here", "%d/%d cases the same" %
+        (len(expected) - len(failed), len(expected)), ok)
+    return 0 if ok else 1
+
+
 def row(table, name, value, ok):
     print("%-28s %-44s %s" % (name, value, "ok" if ok else "FAIL"))
     if table:
@@ -256,6 +311,8 @@ def main():
     ap.add_argument("--selftest", metavar="STORE")
     ap.add_argument("--cubin")
     ap.add_argument("--corpus", metavar="STORE")
+    ap.add_argument("--cpu-record", nargs=2, metavar=("STORE", "OUT"))
+    ap.add_argument("--cpu-check", nargs=2, metavar=("STORE", "REF"))
     ap.add_argument("-k", dest="pattern")
     ap.add_argument("--table")
     a = ap.parse_args()
@@ -265,6 +322,10 @@ def main():
         return selftest(a.selftest, a.cubin, a.table)
     if a.corpus:
         return corpus(a.corpus, a.pattern, a.table)
+    if a.cpu_record:
+        return cpu_record(*a.cpu_record, a.pattern)
+    if a.cpu_check:
+        return cpu_check(*a.cpu_check, a.pattern, a.table)
     ap.print_help()
     return 2
 

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# run.sh of the device bundle (scripts/gpu-bundle.sh; docs/cuda.md "The device bundle"): needs
+# only bash, python3 and, for the GPU part, the NVIDIA driver (libcuda.so.1).
+#   1. CPU-side self checks: the bundle's libqdrt opens its stores and runs every corpus case on
+#      this CPU with the outputs computed where the bundle was made;
+#   2. the GPU probe: no usable GPU -> exit 125 (after the CPU-side checks passed);
+#   3. the runtime's kernels on the GPU and the benchmarks (saxpy against a device-to-device copy,
+#      launch overhead against an empty cuLaunchKernel);
+#   4. every corpus case built for cuda:sm_90 on the GPU against the CPU.
+# A table last. Exit 0 all matched, 1 a failure, 125 no GPU. Output files: $QD_BUNDLE_OUT (default
+# a new temporary directory).
+set -uo pipefail
+here=${BASH_SOURCE[0]%/*}
+[[ "$here" == "${BASH_SOURCE[0]}" ]] && here=.
+cd "$here" || exit 1
+export QDRT_LIBRARY=$PWD/build/lib/libqdrt.so
+export LD_LIBRARY_PATH=$PWD/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+out=${QD_BUNDLE_OUT:-$(python3 -c 'import tempfile; print(tempfile.mkdtemp(prefix="qd-gpu-bundle-"))')}
+table=$out/table.txt
+: >"$table"
+status=0
+start=$SECONDS
+
+show_table() {
+  echo
+  echo "== gpu-bundle: $1, $((SECONDS - start)) s"
+  while IFS='|' read -r name value verdict; do
+    printf '%-32s %-48s %s\n' "$name" "$value" "$verdict"
+  done <"$table"
+}
+
+echo "== gpu-bundle: CPU-side self checks"
+python3 tests/diff/gpu_compare.py --cpu-check stores/corpus reference/corpus_cpu.json \
+  --table "$table" || status=1
+if ((status)); then
+  show_table "the CPU-side checks failed"
+  exit 1
+fi
+
+python3 tests/diff/gpu_compare.py --probe
+probe=$?
+if ((probe == 125)); then
+  show_table "no usable NVIDIA GPU here (exit 125): the CPU-side checks passed"
+  exit 125
+elif ((probe != 0)); then
+  exit 1
+fi
+
+echo "== gpu-bundle: runtime kernels and benchmarks"
+python3 tests/diff/gpu_compare.py --selftest stores/rt --cubin stores/rt.cubin --table "$table" ||
+  status=1
+echo "== gpu-bundle: the differential corpus on the GPU against the CPU"
+python3 tests/diff/gpu_compare.py --corpus stores/corpus --table "$table" || status=1
+gpu=$(python3 tests/diff/gpu_compare.py --probe)
+show_table "${gpu#gpu-check: }"
+exit "$status"
