@@ -22,6 +22,9 @@ constexpr auto k_breaker_open = std::chrono::seconds(30);
 // (and at least k_straggler_floor) while local cores are idle.
 constexpr double k_straggler_factor = 3.0;
 constexpr auto k_straggler_floor = std::chrono::seconds(2);
+// RESOURCE_EXHAUSTED answers in a row (100 ms apart) to the last remote thread before the server
+// counts as failing.
+constexpr int k_busy_limit = 50;
 // Messages about individual actions: the first few, then a count.
 constexpr int k_action_warnings = 3;
 
@@ -45,7 +48,8 @@ struct Dispatcher::RunState {
   std::deque<size_t> pending;
   std::deque<size_t> fallback;
   size_t remaining = 0;
-  unsigned remote_threads = 0;                        // remote_loop threads still running
+  unsigned remote_threads = 0;  // remote_loop threads still running
+  int busy_streak = 0;          // RESOURCE_EXHAUSTED answers in a row to the last remote thread
   std::map<std::string, Clock::time_point> progress;  // toolchain -> last start or finish
   std::map<std::string, size_t> submitted;            // toolchain -> actions sent
   std::set<std::string> served;                       // toolchains a worker started work of
@@ -285,11 +289,23 @@ void Dispatcher::remote_loop(RunState& st) {
         st.cv.notify_all();
         return;
       }
+      // The last thread: a server that stays busy for k_busy_limit tries is a failing one
+      // (the breaker then sends the rest to local cores).
+      if (++st.busy_streak >= k_busy_limit) {
+        st.busy_streak = 0;
+        lock.unlock();
+        for (int n = 0; n < k_breaker_failures; ++n) {
+          transport_failed("the server stays busy (RESOURCE_EXHAUSTED)");
+        }
+        lock.lock();
+        continue;
+      }
       lock.unlock();
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       lock.lock();
       continue;
     }
+    st.busy_streak = 0;
     if (job.state == RunState::State::done) {
       continue;  // a local compile won
     }
