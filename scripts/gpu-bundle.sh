@@ -7,6 +7,7 @@
 #   tests/diff/     gpu_compare.py, its harness and the differential corpus's case descriptions
 #   stores/corpus   the differential corpus (tests/diff/cases) built for cpu and cuda:sm_90
 #   stores/rt       the runtime's hand-written kernels (tests/cuda_runtime/kernels.cu; nvcc here)
+#   stores/bench    qdbuild-compiled bandwidth-bound kernels (tests/cuda/bench_kernels.py)
 #   reference/      the corpus's CPU outputs as computed here
 #   run.sh          the one command: CPU-side self checks, the GPU probe (no GPU: exit 125), the
 #                   runtime kernels and benchmarks, every corpus case on the GPU against the CPU;
@@ -46,6 +47,8 @@ cp scripts/gpu_bundle_run.sh "$out/run.sh"
 build/bin/qdbuild build tests/diff/cases --root tests/diff/cases --store "$out/stores/corpus" \
   --target cpu --target cuda:sm_90 >"$out/reference/corpus_build.log" 2>&1 || true
 grep -E "^FAILED|error:" "$out/reference/corpus_build.log" >"$out/reference/not_built.txt" || true
+build/bin/qdbuild build tests/cuda/bench_kernels.py --root tests/cuda --store "$out/stores/bench" \
+  --target cpu --target cuda:sm_90 >/dev/null
 python3 tests/cuda_runtime/make_cuda_store.py --out build/gpu-bundle-rt --tool build/bin/qd_rt_store_tool \
   --nvcc "$nvcc" >/dev/null
 cp -r build/gpu-bundle-rt/store "$out/stores/rt"

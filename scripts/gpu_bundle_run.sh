@@ -5,7 +5,8 @@
 #      this CPU with the outputs computed where the bundle was made;
 #   2. the GPU probe: no usable GPU -> exit 125 (after the CPU-side checks passed);
 #   3. the runtime's kernels on the GPU and the benchmarks (saxpy against a device-to-device copy,
-#      launch overhead against an empty cuLaunchKernel);
+#      launch overhead against an empty cuLaunchKernel), then qdbuild's own saxpy and copy kernels
+#      against the same copy;
 #   4. every corpus case built for cuda:sm_90 on the GPU against the CPU.
 # A table last. Exit 0 all matched, 1 a failure, 125 no GPU. Output files: $QD_BUNDLE_OUT (default
 # a new temporary directory).
@@ -32,6 +33,7 @@ show_table() {
 echo "== gpu-bundle: CPU-side self checks"
 python3 tests/diff/gpu_compare.py --cpu-check stores/corpus reference/corpus_cpu.json \
   --table "$table" || status=1
+python3 tests/diff/gpu_compare.py --bandwidth stores/bench --cpu --table "$table" || status=1
 if ((status)); then
   show_table "the CPU-side checks failed"
   exit 1
@@ -49,6 +51,8 @@ fi
 echo "== gpu-bundle: runtime kernels and benchmarks"
 python3 tests/diff/gpu_compare.py --selftest stores/rt --cubin stores/rt.cubin --table "$table" ||
   status=1
+echo "== gpu-bundle: qdbuild's bandwidth-bound kernels against a device-to-device copy"
+python3 tests/diff/gpu_compare.py --bandwidth stores/bench --table "$table" || status=1
 echo "== gpu-bundle: the differential corpus on the GPU against the CPU"
 python3 tests/diff/gpu_compare.py --corpus stores/corpus --table "$table" || status=1
 gpu=$(python3 tests/diff/gpu_compare.py --probe)

@@ -10,6 +10,10 @@
   gpu_compare.py --corpus STORE [-k PATTERN]      every differential case (tests/diff/cases_spec)
                                                   built for cpu and cuda:sm_90 in STORE: CPU run
                                                   vs GPU run (arrays copied to the device)
+  gpu_compare.py --bandwidth STORE                qdbuild-compiled saxpy and copy
+                                                  (tests/cuda/bench_kernels.py) on 2^28 floats
+                                                  against a device-to-device cuMemcpy; --cpu: the
+                                                  same kernels' results on the CPU (small arrays)
   gpu_compare.py --cpu-record STORE OUT           every case on the CPU, its outputs to OUT (JSON)
   gpu_compare.py --cpu-check STORE REF            every case on the CPU against REF: the same
                                                   outputs (the device bundle's CPU-side check,
@@ -156,6 +160,53 @@ def corpus(store_dir, pattern, table):
             print("PASS %s" % case["name"], flush=True)
     ok = not failed and passed > 0
     row(table, "corpus GPU vs CPU", "%d/%d cases match" % (passed, len(cases)), ok)
+    return 0 if ok else 1
+
+
+def bandwidth(store_dir, table, cpu_only):
+    """qdbuild's own bandwidth-bound kernels against the copy engine's bandwidth."""
+    import array
+    import qdrt
+    store = qdrt.open(store_dir)
+    saxpy, copy = store.kernel("bench_kernels:saxpy"), store.kernel("bench_kernels:copy")
+    if cpu_only:
+        x = array.array("f", (1.5 + i for i in range(1000)))
+        y = array.array("f", (0.25 * i for i in range(1000)))
+        z = array.array("f", bytes(4000))
+        saxpy(2.0, x, y, device="cpu")
+        copy(y, z, device="cpu")
+        bad = sum(1 for i in range(1000) if y[i] != 2.0 * (1.5 + i) + 0.25 * i or z[i] != y[i])
+        row(table, "bench kernels on this CPU", "1000 elements, %d wrong" % bad, bad == 0)
+        return 0 if bad == 0 else 1
+    cuda = Cuda()
+    big = 1 << 28
+    nbytes = big * 4
+    a, b, c = cuda.alloc(nbytes), cuda.alloc(nbytes), cuda.alloc(nbytes)
+    for p in (a, b):
+        cuda.check("cuMemsetD8", ctypes.c_uint64(p), 0, ctypes.c_size_t(nbytes))
+    copy_ms = cuda.elapsed_ms(lambda: cuda.check("cuMemcpyDtoD", ctypes.c_uint64(c),
+                                                 ctypes.c_uint64(a), ctypes.c_size_t(nbytes)), 10)
+    copy_gbs = 2 * nbytes / copy_ms / 1e6
+
+    class Raw:
+        def __init__(self, p):
+            self.__cuda_array_interface__ = {"shape": (big,), "typestr": "<f4",
+                                             "data": (p, False), "version": 3}
+    ra, rb = Raw(a), Raw(b)
+    row(table, "D2D cuMemcpy 1 GiB (baseline)", "%.3f ms, %.0f GB/s" % (copy_ms, copy_gbs), True)
+    ok = True
+    for name, launch, moved in (("saxpy", lambda: saxpy(1.0, ra, rb), 3),
+                                ("copy", lambda: copy(ra, rb), 2)):
+        launch()  # load the module outside the timing
+        cuda.sync()
+        ms = cuda.elapsed_ms(launch, 10)
+        gbs = moved * nbytes / ms / 1e6
+        ratio = gbs / copy_gbs
+        row(table, "%s 2^28 f32 (qdbuild)" % name, "%.3f ms, %.0f GB/s, %.0f%% of copy" %
+            (ms, gbs, 100 * ratio), ratio >= 0.8)
+        ok &= ratio >= 0.8
+    for p in (a, b, c):
+        cuda.free(p)
     return 0 if ok else 1
 
 
@@ -311,6 +362,8 @@ def main():
     ap.add_argument("--selftest", metavar="STORE")
     ap.add_argument("--cubin")
     ap.add_argument("--corpus", metavar="STORE")
+    ap.add_argument("--bandwidth", metavar="STORE")
+    ap.add_argument("--cpu", action="store_true")
     ap.add_argument("--cpu-record", nargs=2, metavar=("STORE", "OUT"))
     ap.add_argument("--cpu-check", nargs=2, metavar=("STORE", "REF"))
     ap.add_argument("-k", dest="pattern")
@@ -322,6 +375,8 @@ def main():
         return selftest(a.selftest, a.cubin, a.table)
     if a.corpus:
         return corpus(a.corpus, a.pattern, a.table)
+    if a.bandwidth:
+        return bandwidth(a.bandwidth, a.table, a.cpu)
     if a.cpu_record:
         return cpu_record(*a.cpu_record, a.pattern)
     if a.cpu_check:
