@@ -118,6 +118,27 @@ class DeviceArray:
         self.cuda.free(self.ptr)
 
 
+class RawF32:
+    """A device allocation of n floats, passed to qdrt through __cuda_array_interface__."""
+
+    def __init__(self, p, n):
+        self.__cuda_array_interface__ = {"shape": (n,), "typestr": "<f4", "data": (p, False),
+                                         "version": 3}
+
+
+def copy_baseline(cuda, n=1 << 28):
+    """Three zeroed device buffers of n floats and the device-to-device copy's time and
+    bandwidth (bytes read + written) over one of them: (nbytes, (a, b, c), ms, GB/s)."""
+    nbytes = n * 4
+    bufs = tuple(cuda.alloc(nbytes) for _ in range(3))
+    for p in bufs[:2]:
+        cuda.check("cuMemsetD8", ctypes.c_uint64(p), 0, ctypes.c_size_t(nbytes))
+    a, c = bufs[0], bufs[2]
+    ms = cuda.elapsed_ms(lambda: cuda.check("cuMemcpyDtoD", ctypes.c_uint64(c), ctypes.c_uint64(a),
+                                            ctypes.c_size_t(nbytes)), 10)
+    return nbytes, bufs, ms, 2 * nbytes / ms / 1e6
+
+
 def probe():
     try:
         cuda = Cuda()
@@ -179,20 +200,8 @@ def bandwidth(store_dir, table, cpu_only):
         row(table, "bench kernels on this CPU", "1000 elements, %d wrong" % bad, bad == 0)
         return 0 if bad == 0 else 1
     cuda = Cuda()
-    big = 1 << 28
-    nbytes = big * 4
-    a, b, c = cuda.alloc(nbytes), cuda.alloc(nbytes), cuda.alloc(nbytes)
-    for p in (a, b):
-        cuda.check("cuMemsetD8", ctypes.c_uint64(p), 0, ctypes.c_size_t(nbytes))
-    copy_ms = cuda.elapsed_ms(lambda: cuda.check("cuMemcpyDtoD", ctypes.c_uint64(c),
-                                                 ctypes.c_uint64(a), ctypes.c_size_t(nbytes)), 10)
-    copy_gbs = 2 * nbytes / copy_ms / 1e6
-
-    class Raw:
-        def __init__(self, p):
-            self.__cuda_array_interface__ = {"shape": (big,), "typestr": "<f4",
-                                             "data": (p, False), "version": 3}
-    ra, rb = Raw(a), Raw(b)
+    nbytes, (a, b, c), copy_ms, copy_gbs = copy_baseline(cuda)
+    ra, rb = RawF32(a, nbytes // 4), RawF32(b, nbytes // 4)
     row(table, "D2D cuMemcpy 1 GiB (baseline)", "%.3f ms, %.0f GB/s" % (copy_ms, copy_gbs), True)
     ok = True
     for name, launch, moved in (("saxpy", lambda: saxpy(1.0, ra, rb), 3),
@@ -299,20 +308,8 @@ def selftest(store_dir, cubin, table):
     dv.copy_back()
 
     # bandwidth: saxpy on 2^28 floats vs a device-to-device copy (bytes read + written)
-    big = 1 << 28
-    nbytes = big * 4
-    a, b, c = cuda.alloc(nbytes), cuda.alloc(nbytes), cuda.alloc(nbytes)
-    cuda.check("cuMemsetD8", ctypes.c_uint64(a), 0, ctypes.c_size_t(nbytes))
-    cuda.check("cuMemsetD8", ctypes.c_uint64(b), 0, ctypes.c_size_t(nbytes))
-    copy_ms = cuda.elapsed_ms(lambda: cuda.check("cuMemcpyDtoD", ctypes.c_uint64(c),
-                                                 ctypes.c_uint64(a), ctypes.c_size_t(nbytes)), 10)
-    copy_gbs = 2 * nbytes / copy_ms / 1e6
-
-    class Raw:
-        def __init__(self, p):
-            self.__cuda_array_interface__ = {"shape": (big,), "typestr": "<f4",
-                                             "data": (p, False), "version": 3}
-    ra, rb = Raw(a), Raw(b)
+    nbytes, (a, b, c), copy_ms, copy_gbs = copy_baseline(cuda)
+    ra, rb = RawF32(a, nbytes // 4), RawF32(b, nbytes // 4)
     saxpy(1.0, ra, rb)  # load the module outside the timing
     sax_ms = cuda.elapsed_ms(lambda: saxpy(1.0, ra, rb), 10)
     sax_gbs = 3 * nbytes / sax_ms / 1e6

@@ -201,6 +201,16 @@ class BuildGrid:
         stop_child(self.proc)  # SIGTERM: a graceful stop, about 3 s
         self.log.close()
 
+def require(venv):
+    """Skips the calling test (skip_policy reason no-buildgrid-venv) without BuildGrid in `venv`
+    or Debian's PostgreSQL 15."""
+    import skip_policy
+    if not os.access(os.path.join(venv, "bin", "bgd"), os.X_OK):
+        skip_policy.skip("no-buildgrid-venv", f"no {venv}/bin/bgd")
+    if not os.access(os.path.join(PGBIN, "postgres"), os.X_OK):
+        skip_policy.skip("no-buildgrid-venv", f"no {PGBIN}/postgres")
+
+
 class BuildGridStack:
     def __init__(self, venv, keepalive=5, auth=False, poll=0.2, tls=False):
         self.venv, self.keepalive, self.auth, self.poll, self.tls = venv, keepalive, auth, poll, tls

@@ -18,7 +18,6 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "lib"))
 import buildgrid_stack  # noqa: E402
 import qdtest  # noqa: E402
-import skip_policy  # noqa: E402
 
 CHECKS = qdtest.Checks("reapi")
 check = CHECKS.check
@@ -29,10 +28,7 @@ def main():
     ap.add_argument("--tool", required=True)
     ap.add_argument("--venv", default=str(ROOT / "build" / "buildgrid-venv"))
     opts = ap.parse_args()
-    if not os.access(os.path.join(opts.venv, "bin", "bgd"), os.X_OK):
-        skip_policy.skip("no-buildgrid-venv", f"no {opts.venv}/bin/bgd")
-    if not os.access(os.path.join(buildgrid_stack.PGBIN, "postgres"), os.X_OK):
-        skip_policy.skip("no-buildgrid-venv", f"no {buildgrid_stack.PGBIN}/postgres")
+    buildgrid_stack.require(opts.venv)
     if not os.access(opts.tool, os.X_OK):
         check(False, f"{opts.tool} does not exist (built with gRPC: scripts/setup.sh)")
         return CHECKS.finish()

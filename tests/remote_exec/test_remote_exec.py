@@ -37,7 +37,6 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "lib"))
 import buildgrid_stack  # noqa: E402
 import qdtest  # noqa: E402
-import skip_policy  # noqa: E402
 
 CHECKS = qdtest.Checks("remote_exec", echo_passes=True)
 check = CHECKS.check
@@ -369,10 +368,7 @@ def main():
     ap.add_argument("--qdbuild", default=str(qdtest.DEFAULT_QDBUILD))
     ap.add_argument("--venv", default=str(ROOT / "build" / "buildgrid-venv"))
     opts = ap.parse_args()
-    if not os.access(os.path.join(opts.venv, "bin", "bgd"), os.X_OK):
-        skip_policy.skip("no-buildgrid-venv", f"no {opts.venv}/bin/bgd")
-    if not os.access(os.path.join(buildgrid_stack.PGBIN, "postgres"), os.X_OK):
-        skip_policy.skip("no-buildgrid-venv", f"no {buildgrid_stack.PGBIN}/postgres")
+    buildgrid_stack.require(opts.venv)
     help_text = subprocess.run([opts.qdbuild, "worker", "--server", "bogus"],
                                capture_output=True, text=True).stderr
     if "without remote execution" in help_text:
