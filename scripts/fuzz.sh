@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target for the lexer+parser in build/fuzz (QD_FUZZ=ON: clang-19
-# -fsanitize=fuzzer,address,undefined; only qd_fuzz_parser and the syntax layer are built) and
+# Builds the libFuzzer target for the lexer+parser in build/asan (scripts/asan_tree.sh, the tree
+# scripts/sanitize.sh shares: clang-19, -fsanitize=fuzzer,address,undefined; only the target and
+# the layers it links are built) and
 # runs it for SECONDS (default 60), seeded from tests/fixtures/parse.
 # Usage: scripts/fuzz.sh [SECONDS] [EXTRA-LIBFUZZER-ARGS...]
-# Reproduce a finding: build/fuzz/bin/qd_fuzz_parser build/fuzz/artifacts/crash-...
+# Reproduce a finding: build/asan/bin/qd_fuzz_parser build/asan/artifacts/crash-...
 # Env: QD_FUZZ_SEED (libFuzzer -seed, default 1, for repeatable runs).
 #      QD_FUZZ_TARGET=store_index fuzzes the store's index/pack/object readers instead
 #      (qd_fuzz_store_index, seeded with a small store and pack made by qd_store_tool);
@@ -23,30 +24,29 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds=${1:-60}
 shift || true
 
-cmake -S . -B build/fuzz -G Ninja \
-  -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_C_COMPILER=clang-19 \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQD_FUZZ=ON -DQD_WERROR=ON >/dev/null
+source scripts/asan_tree.sh
+qd_configure_asan_tree
 
-# run_fuzzer TARGET MAX_LEN CORPUS SEED_DIR...: runs build/fuzz/bin/qd_fuzz_TARGET for $seconds
+# run_fuzzer TARGET MAX_LEN CORPUS SEED_DIR...: runs build/asan/bin/qd_fuzz_TARGET for $seconds
 # with the flags in $flags and the script's extra libFuzzer arguments; new inputs go to CORPUS
 # (libFuzzer writes to its first directory), the seed directories are only read. Exits 0 clean,
 # 1 on a finding.
 run_fuzzer() {
   local target=$1 max_len=$2 corpus=$3
   shift 3
-  mkdir -p "$corpus" build/fuzz/artifacts
+  mkdir -p "$corpus" build/asan/artifacts
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
   set +e
-  "build/fuzz/bin/qd_fuzz_$target" \
+  "build/asan/bin/qd_fuzz_$target" \
     -max_total_time="$seconds" -max_len="$max_len" -timeout=5 -rss_limit_mb=2048 \
-    -seed="${QD_FUZZ_SEED:-1}" -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/ \
+    -seed="${QD_FUZZ_SEED:-1}" -print_final_stats=1 -artifact_prefix=build/asan/artifacts/ \
     "${flags[@]}" "${extra[@]}" "$corpus" "$@"
   local rc=$?
   set -e
   if ((rc != 0)); then
     echo "fuzz: FINDING (exit $rc); artifacts:"
-    ls -l build/fuzz/artifacts/
+    ls -l build/asan/artifacts/
     exit 1
   fi
   echo "fuzz: no findings in ${seconds}s ($target)"
@@ -57,16 +57,16 @@ flags=()
 
 case "${QD_FUZZ_TARGET:-parser}" in
   store_index)
-    cmake --build build/fuzz -j "${QD_JOBS:-2}" --target qd_fuzz_store_index qd_store_tool
-    seeds=build/fuzz/store_seeds
+    cmake --build build/asan -j "${QD_JOBS:-2}" --target qd_fuzz_store_index qd_store_tool
+    seeds=build/asan/store_seeds
     rm -rf "$seeds" && mkdir -p "$seeds/corpus"
-    tool() { ASAN_OPTIONS=detect_leaks=0 build/fuzz/bin/qd_store_tool "$@" >/dev/null; }
+    tool() { ASAN_OPTIONS=detect_leaks=0 build/asan/bin/qd_store_tool "$@" >/dev/null; }
     tool put "$seeds/store" 0 3 --max-kb 3
     tool hostile "$seeds/store"
     tool pack "$seeds/store" "$seeds/corpus/store.qdpack"
     cp "$seeds/store/index.qdi" "$seeds/corpus/"
     find "$seeds/store/objects" -name '*.qdo' -size -4k | head -n 3 | xargs -I{} cp {} "$seeds/corpus/"
-    run_fuzzer store_index 65536 build/fuzz/corpus_store "$seeds/corpus"
+    run_fuzzer store_index 65536 build/asan/corpus_store "$seeds/corpus"
     ;;
   runtime_store)
     # Seeds: the runtime tests' stores (index files, a pack, objects, a CUDA bundle object), made
@@ -74,8 +74,8 @@ case "${QD_FUZZ_TARGET:-parser}" in
     if [[ ! -x build/bin/qd_rt_store_tool || ! -x build/bin/qdbuild ]]; then
       scripts/build.sh qd_rt_store_tool qdbuild
     fi
-    cmake --build build/fuzz -j "${QD_JOBS:-2}" --target qd_fuzz_runtime_store
-    seeds=build/fuzz/runtime_seeds
+    cmake --build build/asan -j "${QD_JOBS:-2}" --target qd_fuzz_runtime_store
+    seeds=build/asan/runtime_seeds
     rm -rf "$seeds" && mkdir -p "$seeds/corpus"
     python3 runtime/tests/make_test_store.py --out "$seeds/rt" --tool build/bin/qd_rt_store_tool \
       --qdbuild build/bin/qdbuild >/dev/null
@@ -87,12 +87,12 @@ case "${QD_FUZZ_TARGET:-parser}" in
     cp "$seeds/cuda/store/index.qdi" "$seeds/corpus/cuda.qdi"
     find "$seeds/rt/good/objects" "$seeds/cuda/store/objects" -name '*.qdo' -size -64k |
       head -n 4 | xargs -I{} cp {} "$seeds/corpus/"
-    run_fuzzer runtime_store 65536 build/fuzz/corpus_runtime "$seeds/corpus"
+    run_fuzzer runtime_store 65536 build/asan/corpus_runtime "$seeds/corpus"
     ;;
   instance_record)
     # Seeds: the committed records (a small app's, the Franka scene's) and a few hostile ones.
-    cmake --build build/fuzz -j "${QD_JOBS:-2}" --target qd_fuzz_instance_record
-    seeds=build/fuzz/record_seeds
+    cmake --build build/asan -j "${QD_JOBS:-2}" --target qd_fuzz_instance_record
+    seeds=build/asan/record_seeds
     rm -rf "$seeds" && mkdir -p "$seeds"
     cp tests/record/expected.qdrecord.json "$seeds/app.json"
     python3 - "$seeds" <<'PY'
@@ -104,17 +104,17 @@ open(sys.argv[1] + "/franka3.json", "w").write(json.dumps(d, indent=1, sort_keys
 PY
     printf '%s' '{"format":"qdrt-record 1","kernels":{"m:k":[{"params":{"x":{"template":{"enum":1}}}}]},"defines":{"m.X":{"conflict":[1,2]},"m.Y":{"vector":[3,"f32"]}}}' \
       >"$seeds/hostile.json"
-    run_fuzzer instance_record 65536 build/fuzz/corpus_record "$seeds"
+    run_fuzzer instance_record 65536 build/asan/corpus_record "$seeds"
     ;;
   remote_action)
-    cmake --build build/fuzz -j "${QD_JOBS:-2}" --target qd_fuzz_remote_action
-    run_fuzzer remote_action 65536 build/fuzz/remote_action_corpus
+    cmake --build build/asan -j "${QD_JOBS:-2}" --target qd_fuzz_remote_action
+    run_fuzzer remote_action 65536 build/asan/remote_action_corpus
     ;;
   lsp)
     # Seeds: an editing session (initialize is done by the target; open, incremental edits in
     # both line-ending styles, hover, definition, shutdown, exit) and broken framing.
-    cmake --build build/fuzz -j "${QD_JOBS:-2}" --target qd_fuzz_lsp
-    seeds=build/fuzz/lsp_seeds
+    cmake --build build/asan -j "${QD_JOBS:-2}" --target qd_fuzz_lsp
+    seeds=build/asan/lsp_seeds
     rm -rf "$seeds" && mkdir -p "$seeds"
     python3 - "$seeds" <<'PY'
 import json, os, sys, tempfile
@@ -148,12 +148,12 @@ open(sys.argv[1] + "/framing", "wb").write(
     b"Content-Length: x\r\n\r\n{}Content-Length: 2\r\n\r\n{}\r\n"
     b"content-length:  5 \r\nContent-Type: a\r\n\r\n[1,2]Content-Length: 99999999999\r\n\r\n")
 PY
-    run_fuzzer lsp 16384 build/fuzz/corpus_lsp "$seeds"
+    run_fuzzer lsp 16384 build/asan/corpus_lsp "$seeds"
     ;;
   parser)
-    cmake --build build/fuzz -j "${QD_JOBS:-2}" --target qd_fuzz_parser
+    cmake --build build/asan -j "${QD_JOBS:-2}" --target qd_fuzz_parser
     flags=(-dict=tests/fuzz/python.dict)
-    run_fuzzer parser 4096 build/fuzz/corpus tests/fixtures/parse/valid tests/fixtures/parse/invalid
+    run_fuzzer parser 4096 build/asan/corpus tests/fixtures/parse/valid tests/fixtures/parse/invalid
     ;;
   *)
     echo "fuzz: unknown QD_FUZZ_TARGET '${QD_FUZZ_TARGET}' (parser, store_index, runtime_store, instance_record, lsp)" >&2

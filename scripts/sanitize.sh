@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds build/asan (QD_SANITIZE=ON: ASan + UBSan, clang-19) with only the targets it runs, then
+# Builds build/asan (scripts/asan_tree.sh: ASan + UBSan, clang-19; the tree the fuzz targets share)
+# with only the targets it runs, then
 # runs the unit tests, the parser fixtures and the quick malformed-input tests under it.
 # Usage: scripts/sanitize.sh
 # Exit: 0 if all pass; non-zero on any failure or sanitizer report. A part it cannot run (the
@@ -9,10 +10,9 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/python312.sh
+source scripts/asan_tree.sh
 
-cmake -S . -B build/asan -G Ninja \
-  -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_C_COMPILER=clang-19 \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQD_SANITIZE=ON -DQD_WERROR=ON >/dev/null
+qd_configure_asan_tree
 cmake --build build/asan -j "${QD_JOBS:-2}" --target qd_unit_tests qdbuild qd_store_tool \
   qd_rt_store_tool qdrt_c_api_test qdrt_concurrency_test qd_backend_tests qd_codegen_dump \
   qdrt_cuda_test

@@ -1,0 +1,13 @@
+# Sourced by scripts/sanitize.sh and scripts/fuzz.sh: configures build/asan, the one tree both
+# build in. ASan + UBSan everywhere, and libFuzzer's coverage instrumentation (fuzzer-no-link)
+# too, so that the fuzz targets link against the same libraries the sanitizer tests run: one
+# instrumented build of every layer instead of two. Executables other than the fuzz targets link
+# no libFuzzer; the coverage callbacks then go to the sanitizer runtime's no-op defaults.
+# Both scripts must configure identically (a different cache would rebuild everything); ctest
+# runs them one at a time (RESOURCE_LOCK asan_tree).
+qd_asan_tree=build/asan
+qd_configure_asan_tree() {
+  cmake -S . -B "$qd_asan_tree" -G Ninja \
+    -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_C_COMPILER=clang-19 \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQD_SANITIZE=ON -DQD_FUZZ=ON -DQD_WERROR=ON >/dev/null
+}
