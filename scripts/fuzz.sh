@@ -87,6 +87,19 @@ case "${QD_FUZZ_TARGET:-parser}" in
     cp "$seeds/cuda/store/index.qdi" "$seeds/corpus/cuda.qdi"
     find "$seeds/rt/good/objects" "$seeds/cuda/store/objects" -name '*.qdo' -size -64k |
       head -n 4 | xargs -I{} cp {} "$seeds/corpus/"
+    # Recorded parameter descriptions (qdrt_instance_text): one of each kind in the records.
+    python3 - "$seeds/corpus" <<'DESC'
+import json, sys
+seen = {}
+for f in ("tests/genesis/franka.qdrecord.json", "tests/record/expected.qdrecord.json"):
+    for insts in json.load(open(f))["kernels"].values():
+        for inst in insts:
+            for desc in inst.get("params", {}).values():
+                kind = "array" if isinstance(desc, str) else ",".join(sorted(desc))
+                seen.setdefault(kind, desc)
+for n, desc in enumerate(seen.values()):
+    open(f"{sys.argv[1]}/desc{n}.json", "w").write(json.dumps(desc))
+DESC
     run_fuzzer runtime_store 65536 build/asan/corpus_runtime "$seeds/corpus"
     ;;
   instance_record)

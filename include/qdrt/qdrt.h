@@ -252,6 +252,18 @@ typedef struct qdrt_observations {
 
 QDRT_API qdrt_status qdrt_kernel_observations(const qdrt_kernel* kernel, qdrt_observations* out);
 
+/* --- instance text ---------------------------------------------------------------------------- */
+
+/* The canonical text qdbuild prints in instance strings (qdrt_kernel_instance) for one recorded
+ * parameter description: `length` bytes of JSON as `python -m qdrt.record` writes a parameter
+ * (the record format), e.g. "ndarray(f32, 1)" -> "{dtype='f32', ndim=1}". It is read and printed
+ * by the same code qdbuild uses, so a bridge can tell which built instance a call is by comparing
+ * texts. *out is the text, valid until the next call on this thread; "" for a description that
+ * adds nothing (a runtime scalar). QDRT_ERROR_ARGUMENT with why when the description is not
+ * understood (not JSON, an unknown kind, a malformed member). */
+QDRT_API qdrt_status qdrt_instance_text(const char* description_json, size_t length,
+                                        const char** out);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

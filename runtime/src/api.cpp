@@ -7,6 +7,7 @@
 
 #include "common.hpp"
 #include "hot_reload.hpp"
+#include "instance_text.hpp"
 #include "store.hpp"
 
 struct qdrt_store {
@@ -17,6 +18,7 @@ struct qdrt_store {
 namespace {
 
 thread_local std::string t_error;
+thread_local std::string t_instance_text;  // qdrt_instance_text's result
 
 qdrt_status fail(const qdrt::Status& s) {
   t_error = s.message;
@@ -387,6 +389,21 @@ QDRT_API qdrt_status qdrt_kernel_observations(const qdrt_kernel* kernel, qdrt_ob
     out->object = w->watch->intern(out->object);
     out->target = w->watch->intern(out->target);
   }
+  return QDRT_OK;
+}
+
+QDRT_API qdrt_status qdrt_instance_text(const char* description_json, size_t length,
+                                        const char** out) {
+  if (out == nullptr || description_json == nullptr) {
+    return fail(QDRT_ERROR_INVALID_ARGUMENT, "qdrt_instance_text: NULL description or out");
+  }
+  *out = nullptr;
+  std::string why;
+  if (!qdrt::instance_text(description_json, length, t_instance_text, why)) {
+    t_error = why;
+    return QDRT_ERROR_ARGUMENT;
+  }
+  *out = t_instance_text.c_str();
   return QDRT_OK;
 }
 

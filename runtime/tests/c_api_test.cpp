@@ -413,6 +413,54 @@ void test_damaged_files() {
 
 }  // namespace
 
+// qdrt_instance_text: the canonical text qdbuild prints for recorded parameter descriptions
+// (the same reading and repr() as src/sema's), and its errors.
+void test_instance_text() {
+  auto text = [](const std::string& json) -> std::string {
+    const char* out = nullptr;
+    qdrt_status st = qdrt_instance_text(json.data(), json.size(), &out);
+    return st == QDRT_OK ? std::string(out) : "error: " + std::string(qdrt_last_error());
+  };
+  CHECK(text(R"j("ndarray(f32, 2, element=(3,), layout=(1, 0), grad, source=numpy)")j") ==
+        "{dtype='vector(3, f32)', layout='(1, 0)', ndim=2, needs_grad=True, source='numpy'}");
+  CHECK(text(R"j({"template": 3})j") == "3");
+  CHECK(text(R"j({"template": 18446744073709551615})j") == "18446744073709551615");
+  CHECK(text(R"j({"template": 0.1})j") == "0.1");
+  CHECK(text(R"j({"template": 1e16})j") == "1e+16");
+  CHECK(text(R"j({"template": {"float": "-inf"}})j") == "-inf");
+  CHECK(text(R"j({"template": "it's \u00e9\n"})j") == "\"it's \u00e9\\n\"");
+  CHECK(text(R"j({"template": {"tuple": [1]}})j") == "(1,)");
+  CHECK(text(R"j({"template": {"tuple": [true, null, "a"]}})j") == "(True, None, 'a')");
+  CHECK(text(R"j({"template": {"tuple": [1, {"module": "m"}]}})j") ==
+        "{0=1, 1={__module__='m'}, __tuple__=2}");
+  CHECK(text(R"j({"template": {"enum": "m.E", "member": "A", "value": 2}})j") == "<m.E.A: 2>");
+  CHECK(text(R"j({"template": {"enum": "m.E", "member": "A"}})j") == "<m.E.A: <unknown>>");
+  CHECK(text(R"j({"template": {"method": "m:f", "self": "owner"}})j") ==
+        "{__method__='m:f', __self_owner__=True}");
+  CHECK(
+      text(
+          R"j({"template": {"object": "m.C", "fields": {"b": 1, "a": {"unsupported": "no"}}}})j") ==
+      "{__class__='m.C', a={__unsupported__='no'}, b=1}");
+  CHECK(text(R"j({"field": "f32", "shape": [4], "element": [2, 3], "strides": [24, 12, 4]})j") ==
+        "{__field__=True, dtype='matrix(2, 3, f32)', ndim=1, shape=(4,), strides=(24, 12, 4)}");
+  CHECK(
+      text(
+          R"j({"dataclass": "m.S", "members": {"x": "ndarray(i32, 1)", "n": {"scalar": "i32"}}})j") ==
+      "{__class__='m.S', x={dtype='i32', ndim=1}}");
+  CHECK(text(R"j({"scalar": "f32"})j").empty());
+  CHECK(text(R"j({"none": true})j") == "None");
+  CHECK(text(R"j({"template": {"enum": 3}})j") ==
+        "error: an enum member recorded without its class and name");
+  CHECK(text(R"j({"template": {"tuple": "x"}})j") == "error: a recorded tuple that is not a list");
+  CHECK(text(R"j("ndarray(f32, 1x)")j") == "error: 'ndarray(f32, 1x)': the ndim is not a number");
+  CHECK(text(R"j({"unsupported": "a lambda"})j") == "error: a lambda");
+  CHECK(text(R"j({"template": )j") == "error: the description is not JSON");
+  CHECK(text(std::string(200, '[')) == "error: the description is not JSON");
+  const char* out = nullptr;
+  EXPECT_ERROR(qdrt_instance_text(nullptr, 0, &out), QDRT_ERROR_INVALID_ARGUMENT, "NULL");
+  EXPECT_ERROR(qdrt_instance_text("{}", 2, nullptr), QDRT_ERROR_INVALID_ARGUMENT, "NULL");
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: qdrt_c_api_test STORE_DIR\n");
@@ -420,6 +468,7 @@ int main(int argc, char** argv) {
   }
   g_dir = argv[1];
   CHECK(qdrt_version() == QDRT_VERSION);
+  test_instance_text();
   CHECK(std::string(qdrt_version_string()) == "0.1.0");
   for (const char* where : {"/good", "/good.qdpack"}) {
     for (bool lazy : {false, true}) {

@@ -2,9 +2,11 @@
 // src/, so these are not the store's readers that qd_fuzz_store_index covers): a store opened
 // from the input as an index file and as a pack (lazy: no dlopen), every kernel's tables (argument
 // and launch-metadata checks, instance strings), a lookup that misses (did-you-mean), the pack's
-// objects read, verified and decoded, and the input decoded as an object and parsed as a CUDA
-// bundle. Built only with -DQD_FUZZ=ON (QD_FUZZ_TARGET=runtime_store scripts/fuzz.sh). Any crash,
-// sanitizer report, leak or timeout is a finding; errors are expected.
+// objects read, verified and decoded, the input decoded as an object and parsed as a CUDA
+// bundle, and read as a recorded parameter description (qdrt_instance_text's reading and
+// printing: seeded with the committed records' descriptions). Built only with -DQD_FUZZ=ON
+// (QD_FUZZ_TARGET=runtime_store scripts/fuzz.sh). Any crash, sanitizer report, leak or timeout is a
+// finding; errors are expected.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "cuda_bundle.hpp"
+#include "instance_text.hpp"
 #include "store.hpp"
 #include "store_file.hpp"
 
@@ -97,6 +100,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check_bundle(content);  // a CUDA object's content is a bundle
   }
   check_bundle(bytes);
+  std::string text;
+  std::string why;
+  (void)qdrt::instance_text(bytes.data(), bytes.size(), text, why);
   int fd = -1;
   std::string path = as_file(bytes, fd);
   open_store(bytes, path);

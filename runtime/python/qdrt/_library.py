@@ -159,6 +159,7 @@ def _load():
         "qdrt_prepared_free": (None, [vp]),
         "qdrt_bind_random_states": (st, [vp, vp, ctypes.c_uint32]),
         "qdrt_seed_random": (st, [vp, ctypes.c_uint32]),
+        "qdrt_instance_text": (st, [ctypes.c_char_p, sz, ctypes.POINTER(ctypes.c_char_p)]),
     }
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)

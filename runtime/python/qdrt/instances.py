@@ -4,49 +4,17 @@ strings of a store (qdrt Kernel.instances).
 
 qdbuild turns each recorded description into a configured value and prints it canonically in the
 instance string (`x=ndarray(f32, 1), cfg={...}, s=dataclass m.State {...}`). config_text() gives
-the same text for a description (the C++ side is src/sema/instance_record.cpp and
-ConfigValue::text); select() finds the one instance whose every recorded parameter prints the
-same. The bridge from an unchanged Quadrants app to the store selects instances this way, and
+the same text for a description: libqdrt prints it with the code qdbuild reads and prints records
+with (qdrt_instance_text), so there is one printer; this module only splits instance strings and
+compares. select() finds the one instance whose every recorded parameter prints the same. The bridge from an unchanged Quadrants app to the store selects instances this way, and
 the Genesis tests check it against every recorded instance of the committed records.
 """
 
-import math
+import ctypes
+import json
 import re
 
 __all__ = ["config_text", "split_instance", "matches", "select", "select_segments"]
-
-
-def _repr(v):
-    """sema::repr: Python's repr for None/bool/int/float/str/tuple values."""
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        return repr(v)
-    if isinstance(v, tuple):
-        return "(" + ", ".join(_repr(x) for x in v) + ("," if len(v) == 1 else "") + ")"
-    return repr(v)
-
-
-class _Table(dict):
-    """A configured table: printed {key=value, ...} in key order (std::map). Built, then only
-    read: its text is computed once."""
-
-    __slots__ = ("_printed",)
-
-    def text(self):
-        try:
-            return self._printed
-        except AttributeError:
-            self._printed = "{" + ", ".join(f"{k}={self[k].text()}" for k in sorted(self)) + "}"
-            return self._printed
-
-
-class _Scalar:
-    def __init__(self, text):
-        self._text = text
-
-    def text(self):
-        return self._text
 
 
 # The characters _split_top looks at; everything between them is copied as it is.
@@ -66,197 +34,49 @@ def _split_top(s):
     return parts
 
 
-_ARRAYS = {}
+_TEXTS = {}
 
 
-def _array(text):
-    """parse_array_text: "ndarray(f32, 1, element=(3,), layout=(1, 0))" -> table (shared: never
-    modified by its users)."""
-    t = _ARRAYS.get(text)
-    if t is None:
-        if len(_ARRAYS) > 65536:
-            _ARRAYS.clear()
-        t = _ARRAYS[text] = _parse_array(text)
-    return t
-
-
-def _parse_array(text):
-    if not (text.startswith("ndarray(") and text.endswith(")")):
-        raise ValueError(f"not an ndarray description: {text!r}")
-    parts = _split_top(text[8:-1])
-    dtype, ndim = parts[0], int(parts[1])
-    t = _Table()
-    for p in parts[2:]:
-        if p.startswith("element="):
-            dims = [int(x) for x in p[8:].strip("()").split(",") if x.strip()]
-            dtype = (f"vector({dims[0]}, {dtype})" if len(dims) == 1 else
-                     f"matrix({dims[0]}, {dims[1]}, {dtype})")
-        elif p.startswith("layout="):
-            dims = [int(x) for x in p[7:].strip("()").split(",") if x.strip()]
-            t["layout"] = _Scalar(_repr("(" + ", ".join(map(str, dims)) +
-                                        ("," if len(dims) == 1 else "") + ")"))
-        elif p == "grad":
-            t["needs_grad"] = _Scalar("True")
-        elif p.startswith("source="):
-            t["source"] = _Scalar(_repr(p[7:]))
-        else:
-            raise ValueError(f"unknown part {p!r} of {text!r}")
-    t["dtype"] = _Scalar(_repr(dtype))
-    t["ndim"] = _Scalar(_repr(ndim))
-    return t
-
-
-def _template(v, depth=0):
-    """template_value: a recorded template value -> a scalar or table."""
-    if depth > 8:
-        raise ValueError("nested too deeply")
-    if v is None or isinstance(v, (bool, int, float, str)):
-        return _Scalar(_repr(v))
-    if not isinstance(v, dict):
-        raise ValueError(f"not a recorded value: {v!r}")
-    if "float" in v:
-        return _Scalar("nan" if v["float"] == "nan" else ("-inf" if v["float"].startswith("-")
-                                                          else "inf"))
-    if "enum" in v:
-        member = "<unknown>"
-        if "value" in v:
-            try:
-                inner = _template(v["value"], depth + 1)
-                if not isinstance(inner, _Table):
-                    member = inner.text()
-            except ValueError:
-                pass
-        return _Scalar(f"<{v['enum']}.{v['member']}: {member}>")
-    if "numpy" in v:
-        return _template(v["value"], depth + 1)
-    if "tuple" in v:
-        items = [_template(x, depth + 1) for x in v["tuple"]]
-        if any(isinstance(i, _Table) for i in items):
-            t = _Table()  # a tuple holding objects: {__tuple__ = n, 0 = ..., ...}
-            t["__tuple__"] = _Scalar(_repr(len(items)))
-            for k, i in enumerate(items):
-                t[str(k)] = i
-            return t
-        return _Scalar("(" + ", ".join(i.text() for i in items) +
-                       ("," if len(items) == 1 else "") + ")")
-    if "method" in v:
-        t = _Table()
-        t["__method__"] = _Scalar(_repr(v["method"]))
-        if v.get("self") == "owner":  # bound to the object that holds it
-            t["__self_owner__"] = _Scalar(_repr(True))
-            return t
-        self_ = _template(v.get("self"), depth + 1)
-        if not isinstance(self_, _Table):
-            raise ValueError("a bound method whose object cannot be described")
-        t["__self__"] = self_
-        return t
-    if "func" in v:
-        return _Scalar(_repr(v["func"]))
-    if "matrix_value" in v:  # a Python-scope qd.Vector / qd.Matrix
-        t = _Table()
-        t["__matrix__"] = _template({"tuple": v["matrix_value"]}, depth + 1)
-        t["shape"] = _template({"tuple": v["shape"]}, depth + 1)
-        t["dtype"] = _Scalar(_repr(v["dtype"]))
-        return t
-    if "field" in v:  # field_value
-        dtype = v["field"]
-        element = v.get("element")
-        if element:
-            dtype = (f"vector({element[0]}, {dtype})" if len(element) == 1 else
-                     f"matrix({element[0]}, {element[1]}, {dtype})")
-        t = _Table()
-        t["__field__"] = _Scalar("True")
-        t["dtype"] = _Scalar(_repr(dtype))
-        t["ndim"] = _Scalar(_repr(len(v["shape"])))
-        t["shape"] = _template({"tuple": v["shape"]}, depth + 1)
-        if v.get("grad"):
-            t["needs_grad"] = _Scalar("True")
-        if "strides" in v:  # its layout in Quadrants' memory, when not C-contiguous
-            t["strides"] = _template({"tuple": v["strides"]}, depth + 1)
-        return t
-    if "struct_field" in v:  # struct_field_value
-        t = _Table()
-        t["__struct_field__"] = _Scalar("True")
-        for k, m in v["struct_field"].items():
-            if not isinstance(m, dict) or not ("field" in m or "struct_field" in m):
-                raise ValueError(f"struct field member '{k}': not a field")
-            t[k] = _template(m, depth + 1)
-        return t
-    for kind in ("dtype", "vector", "matrix"):
-        if kind in v:
-            if kind == "dtype":
-                text = v[kind]
-            else:
-                text = kind + "(" + ", ".join(str(a) for a in v[kind]) + ")"
-            t = _Table()
-            t["__type__"] = _Scalar(_repr(text))
-            return t
-    if "object" in v:
-        t = _Table()
-        t["__class__"] = _Scalar(_repr(v.get("object", "?")))
-        for part in ("fields", "properties"):
-            for k, x in v.get(part, {}).items():
-                try:
-                    if isinstance(x, str) and x.startswith("ndarray("):
-                        item = _array(x)
-                    else:
-                        item = _template(x, depth + 1)
-                except ValueError as e:
-                    item = _Table()
-                    item["__unsupported__"] = _Scalar(_repr(str(e)))
-                t.setdefault(k, item)
-        return t
-    if "module" in v or "class" in v:
-        t = _Table()
-        key = "__module__" if "module" in v else "__classref__"
-        t[key] = _Scalar(_repr(v["module"] if "module" in v else v["class"]))
-        return t
-    if "unsupported" in v:
-        raise ValueError(v["unsupported"])
-    raise ValueError(f"not a recorded value: {v!r}")
+def _instance_text(data):
+    """libqdrt's qdrt_instance_text on a description's JSON bytes (remembered: the bridge asks
+    for the same ndarray descriptions on every selection)."""
+    text = _TEXTS.get(data)
+    if text is None:
+        from qdrt import _library
+        lib = _library._load()
+        out = ctypes.c_char_p()
+        if lib.qdrt_instance_text(data, len(data), ctypes.byref(out)) != 0:
+            raise ValueError(lib.qdrt_last_error().decode("utf-8", "replace"))
+        if len(_TEXTS) > 65536:
+            _TEXTS.clear()
+        text = _TEXTS[data] = out.value.decode("utf-8", "surrogateescape")
+    return text
 
 
 def config_text(desc):
     """The canonical text qdbuild prints for one recorded parameter description, or None when
-    the description adds nothing (a runtime scalar)."""
-    if isinstance(desc, str):
-        return _array(desc).text()
-    if not isinstance(desc, dict):
-        raise ValueError("not a parameter description")
-    if "template" in desc:
-        return _template(desc["template"]).text()
-    if "final" in desc:
-        return _template(desc["final"]).text()
-    if "none" in desc:
-        return "None"
-    if "scalar" in desc:
-        return None
-    if "dataclass" in desc:
-        return _dataclass(desc).text()
-    if "field" in desc:  # a qd.field given where an array is taken (performance mode)
-        return _template(desc).text()
-    if "value" in desc:
-        return _template(desc["value"]).text()
-    raise ValueError(desc.get("unsupported", f"not a parameter description: {desc!r}"))
+    the description adds nothing (a runtime scalar). libqdrt prints it with qdbuild's own code
+    (qdrt_instance_text); ValueError says why a description cannot be read."""
+    try:
+        data = json.dumps(desc, separators=(",", ":"), allow_nan=False).encode()
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"not a parameter description: {e}") from None
+    return _instance_text(data) or None
 
 
-def _dataclass(desc):
-    t = _Table()
-    t["__class__"] = _Scalar(_repr(desc["dataclass"]))
-    for k, m in desc["members"].items():
-        try:
-            if isinstance(m, dict) and "dataclass" in m:
-                t[k] = _dataclass(m)
-                continue
-            text = config_text(m)
-        except ValueError as e:
-            bad = _Table()
-            bad["__unsupported__"] = _Scalar(_repr(str(e)))
-            t[k] = bad
-            continue
-        if text is None:
-            continue
-        t[k] = _array(m) if isinstance(m, str) else _Scalar(text)
+_ARRAYS = {}
+
+
+def _array(text):
+    """An ndarray description's canonical table by key: "ndarray(f32, 1, layout=(1, 0))" ->
+    {"dtype": "'f32'", "layout": "'(1, 0)'", "ndim": "1"} (remembered; not to be modified)."""
+    t = _ARRAYS.get(text)
+    if t is None:
+        if len(_ARRAYS) > 65536:
+            _ARRAYS.clear()
+        printed = config_text(text)
+        t = _ARRAYS[text] = {k.strip(): v.strip() for k, _, v in
+                             (part.partition("=") for part in _split_top(printed[1:-1]))}
     return t
 
 
@@ -284,17 +104,17 @@ def _array_matches(segment, desc):
     body = segment
     if " " in segment and not segment.startswith("ndarray("):
         body = segment.split(" ", 1)[1]  # "tensor {dtype=...}" / "torch.Tensor {...}"
-        return body == _array(desc).text()
+        return body == config_text(desc)
     if not segment.startswith("ndarray("):
         return False
     seg = _split_top(segment[8:-1])
     rec = _array(desc)
-    dtype = rec["dtype"].text().strip("'")
-    if seg[0] != dtype or seg[1] != rec["ndim"].text():
+    dtype = rec["dtype"].strip("'")
+    if seg[0] != dtype or seg[1] != rec["ndim"]:
         return False
     layout = rec.get("layout")
     seg_layout = next((p[7:] for p in seg[2:] if p.startswith("layout=")), None)
-    return (layout.text().strip("'") if layout else None) == seg_layout
+    return (layout.strip("'") if layout else None) == seg_layout
 
 
 def param_text(desc):
