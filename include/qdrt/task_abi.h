@@ -92,6 +92,15 @@
  *      was a fixed 32). The runtime still runs version 1-2 modules (it fills 32 slots or more).
  *   4: qdrt_launch_context.rand_states / num_rand_states / worker (kernels that call qd.random);
  *      QDRT_LAUNCH_RANDOM. The runtime still runs version 1-3 modules (they never read them).
+ *   5 (launch metadata only; modules stay at 4): graph loops. A task of a kernel with
+ *      qd.graph.do_while loops has launch metadata version 5, and one that ends loops carries a
+ *      qdrt_task_loop_end per loop after its qdrt_task_launch (the metadata is then
+ *      sizeof(qdrt_task_launch) + n * sizeof(qdrt_task_loop_end) bytes), innermost first. After
+ *      such a task runs, the runtime reads each loop's condition in turn: the first that is
+ *      non-zero makes the launch go on from that loop's first task; when none is, the next task
+ *      follows. Kernels without graph loops keep writing version 4, which older runtimes read; a
+ *      runtime that reads only versions up to 4 refuses a graph kernel's entry (it would run
+ *      its loops once).
  */
 #ifndef QDRT_TASK_ABI_H
 #define QDRT_TASK_ABI_H
@@ -105,6 +114,10 @@ extern "C" {
 #define QDRT_TASK_ABI_VERSION 4u
 /* The oldest module and launch metadata version libqdrt runs. */
 #define QDRT_TASK_ABI_MIN_VERSION 1u
+/* The newest launch metadata version (5: graph loops, qdrt_task_loop_end). */
+#define QDRT_LAUNCH_METADATA_VERSION 5u
+/* The most loops one task may end (graph loops nested this deep end after one task at most). */
+#define QDRT_MAX_LOOP_ENDS 8u
 #define QDRT_MAX_NDIM 8u
 #define QDRT_EXTENT_SUFFIX "__extent"
 #define QDRT_MODULE_ABI_SYMBOL "qdrt_module_abi_version"
@@ -187,6 +200,14 @@ typedef struct qdrt_task_launch {
   uint32_t block_dim;    /* CUDA: threads per block (0: runtime's choice) */
 } qdrt_task_launch;
 
+/* A graph loop (qd.graph.do_while) that ends after a task (launch metadata version 5). */
+typedef struct qdrt_task_loop_end {
+  uint32_t first_task; /* the loop's first task: an index into the entry's tasks, <= this one */
+  uint32_t condition;  /* the flag: an index into the passed arguments (qdrt_launch_context.args,
+                          qdrt_cuda_context.args), a 0-dim QDRT_DTYPE_I32 array; the loop repeats
+                          while its element is non-zero */
+} qdrt_task_loop_end;
+
 #ifdef __cplusplus
 } /* extern "C" */
 #define QDRT_STATIC_ASSERT static_assert
@@ -198,6 +219,7 @@ QDRT_STATIC_ASSERT(sizeof(qdrt_array) == 72, "layout");
 QDRT_STATIC_ASSERT(sizeof(qdrt_launch_context) == 48, "layout");
 QDRT_STATIC_ASSERT(sizeof(qdrt_rand_state) == 20, "layout");
 QDRT_STATIC_ASSERT(sizeof(qdrt_task_launch) == 32, "layout");
+QDRT_STATIC_ASSERT(sizeof(qdrt_task_loop_end) == 8, "layout");
 QDRT_STATIC_ASSERT(sizeof(qdrt_cuda_arg) == 80, "layout");
 QDRT_STATIC_ASSERT(sizeof(qdrt_cuda_context) == 16 + 80 * QDRT_CUDA_MAX_ARGS, "layout");
 QDRT_STATIC_ASSERT(sizeof(qdrt_cuda_bundle_header) == 16, "layout");

@@ -324,7 +324,7 @@ Status cuda_run(Kernel& k, Instance& inst, const void* const* args, qdrt_value* 
     return s;
   }
   void* params[] = {&ctx};
-  for (size_t i = 0; i < tasks->size(); ++i) {
+  for (size_t i = 0; i < tasks->size();) {
     const LoadedTask& t = (*tasks)[i];
     CUresult r = d->cuLaunchKernel(t.fn, t.grid, 1, 1, t.block, 1, 1, 0, stream, params, nullptr);
     if (r != CUDA_SUCCESS) {
@@ -334,6 +334,26 @@ Status cuda_run(Kernel& k, Instance& inst, const void* const* args, qdrt_value* 
       release();
       return s;
     }
+    // Graph loops that end here (task_abi.h, version 5): a host loop, as Quadrants runs
+    // qd.graph.do_while below sm_90: the flag is read back after the task, then the launch goes
+    // on from the loop's first task while it is non-zero.
+    size_t next = i + 1;
+    for (const qdrt_task_loop_end& e : inst.tasks[i].loop_ends) {
+      int32_t flag = 0;
+      auto flag_ptr =
+          static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ctx.args[e.condition].data));
+      if (r = d->cuMemcpyDtoHAsync(&flag, flag_ptr, sizeof flag, stream); r != CUDA_SUCCESS) {
+        return fail("cuMemcpyDtoHAsync", r);
+      }
+      if (r = d->cuStreamSynchronize(stream); r != CUDA_SUCCESS) {
+        return fail("cuStreamSynchronize", r);
+      }
+      if (flag != 0) {
+        next = e.first_task;
+        break;
+      }
+    }
+    i = next;
   }
   alignas(16) unsigned char res[16] = {};
   bool want_result = result != nullptr && inst.result_size > 0;

@@ -410,6 +410,19 @@ std::string aliased(const Instance& inst, const qdrt_value* args) {
   return {};
 }
 
+// The task to run after task `i` (task_abi.h, launch metadata version 5): the first task of the
+// innermost graph loop it ends whose flag (a 0-dim i32 array argument) is non-zero, else i + 1.
+size_t next_task(const TaskInfo& t, size_t i, const void* const* args) {
+  for (const qdrt_task_loop_end& e : t.loop_ends) {
+    int32_t flag;
+    std::memcpy(&flag, static_cast<const qdrt_array*>(args[e.condition])->data, sizeof flag);
+    if (flag != 0) {
+      return e.first_task;
+    }
+  }
+  return i + 1;
+}
+
 Status run(Kernel& k, Instance& inst, const Frame& f, qdrt_value* result) {
   if (Status s = k.store->ensure_loaded(inst); !s.ok()) {
     return s;
@@ -436,7 +449,8 @@ Status run(Kernel& k, Instance& inst, const Frame& f, qdrt_value* result) {
     ctx.rand_states =
         r.states(static_cast<uint32_t>(k.store->pool().threads()), ctx.num_rand_states);
   }
-  for (const TaskInfo& t : inst.tasks) {
+  for (size_t i = 0; i < inst.tasks.size(); i = next_task(inst.tasks[i], i, f.ptrs)) {
+    const TaskInfo& t = inst.tasks[i];
     if (t.kind == QDRT_TASK_SERIAL) {
       t.fn(&ctx, 0, 1);
       continue;

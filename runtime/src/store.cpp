@@ -148,6 +148,16 @@ std::string template_repr(const qdrt_value& v) {
   }
 }
 
+// The `n`th argument passed to the code (templates are not passed), or null.
+static const ArgInfo* passed_argument(const Instance& inst, uint32_t n) {
+  for (const ArgInfo& a : inst.args) {
+    if (a.index.kind != QDRT_ARG_TEMPLATE && n-- == 0) {
+      return &a;
+    }
+  }
+  return nullptr;
+}
+
 Status Store::open(const std::string& path, const OpenOptions& options) {
   auto t0 = std::chrono::steady_clock::now();
   m_options = options;
@@ -497,7 +507,7 @@ Status Store::build_instance(uint32_t e, Instance& out) {
       return Status::error(QDRT_ERROR_CORRUPT,
                            what() + ": task " + std::to_string(t) + " has an invalid name");
     }
-    if (meta.size() != sizeof(qdrt_task_launch)) {
+    if (meta.size() < sizeof(qdrt_task_launch)) {
       return Status::error(QDRT_ERROR_CORRUPT, what() + ": task '" + std::string(task.name) +
                                                    "' has " + std::to_string(meta.size()) +
                                                    " bytes of launch metadata (expected " +
@@ -505,13 +515,38 @@ Status Store::build_instance(uint32_t e, Instance& out) {
     }
     std::memcpy(&task.launch, meta.data(), sizeof task.launch);
     const qdrt_task_launch& l = task.launch;
-    if (l.abi_version < QDRT_TASK_ABI_MIN_VERSION || l.abi_version > QDRT_TASK_ABI_VERSION) {
-      return Status::error(QDRT_ERROR_VERSION, what() + ": task '" + std::string(task.name) +
-                                                   "' has launch metadata version " +
-                                                   std::to_string(l.abi_version) +
-                                                   "; this libqdrt reads versions " +
-                                                   std::to_string(QDRT_TASK_ABI_MIN_VERSION) +
-                                                   " to " + std::to_string(QDRT_TASK_ABI_VERSION));
+    if (l.abi_version < QDRT_TASK_ABI_MIN_VERSION || l.abi_version > QDRT_LAUNCH_METADATA_VERSION) {
+      return Status::error(QDRT_ERROR_VERSION,
+                           what() + ": task '" + std::string(task.name) +
+                               "' has launch metadata version " + std::to_string(l.abi_version) +
+                               "; this libqdrt reads versions " +
+                               std::to_string(QDRT_TASK_ABI_MIN_VERSION) + " to " +
+                               std::to_string(QDRT_LAUNCH_METADATA_VERSION));
+    }
+    // Version 5: the graph loops the task ends (task_abi.h), after the qdrt_task_launch.
+    size_t extra = meta.size() - sizeof(qdrt_task_launch);
+    size_t ends = extra / sizeof(qdrt_task_loop_end);
+    if ((l.abi_version < 5 && extra != 0) || extra % sizeof(qdrt_task_loop_end) != 0 ||
+        ends > QDRT_MAX_LOOP_ENDS) {
+      return Status::error(QDRT_ERROR_CORRUPT, what() + ": task '" + std::string(task.name) +
+                                                   "' has " + std::to_string(meta.size()) +
+                                                   " bytes of launch metadata (version " +
+                                                   std::to_string(l.abi_version) + ")");
+    }
+    for (size_t e = 0; e < ends; ++e) {
+      qdrt_task_loop_end end;
+      std::memcpy(&end, meta.data() + sizeof(qdrt_task_launch) + e * sizeof end, sizeof end);
+      const ArgInfo* flag = passed_argument(out, end.condition);
+      if (end.first_task > t || flag == nullptr ||
+          (flag->index.kind != QDRT_ARG_NDARRAY && flag->index.kind != QDRT_ARG_FIELD) ||
+          flag->index.dtype != QDRT_DTYPE_I32 || flag->index.ndim != 0 ||
+          flag->index.element_rank != 0) {
+        return Status::error(QDRT_ERROR_CORRUPT,
+                             what() + ": task '" + std::string(task.name) +
+                                 "' ends a graph loop that does not start at an earlier task or "
+                                 "whose flag is not a 0-dim i32 array argument");
+      }
+      task.loop_ends.push_back(end);
     }
     if (t == 0) {
       out.temps_size = l.temps_size;

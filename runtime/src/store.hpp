@@ -34,6 +34,8 @@ struct TaskInfo {
   qdrt_task_launch launch{};
   qdrt_task_fn fn = nullptr;
   qdrt_extent_fn extent = nullptr;
+  // The graph loops that end after this task (launch metadata version 5), innermost first.
+  std::vector<qdrt_task_loop_end> loop_ends;
 };
 
 struct ArgInfo {

@@ -364,7 +364,15 @@ void test_bad_store() {
   EXPECT_ERROR(qdrt_get_kernel(s, "rt.bad:metadata_size", &k), QDRT_ERROR_CORRUPT,
                "16 bytes of launch metadata");
   EXPECT_ERROR(qdrt_get_kernel(s, "rt.bad:metadata_version", &k), QDRT_ERROR_VERSION,
-               "launch metadata version 7");
+               "launch metadata version 7", "reads versions 1 to 5");
+  for (const char* loop :
+       {"rt.bad:loop_forward", "rt.bad:loop_flag_f32", "rt.bad:loop_flag_missing"}) {
+    EXPECT_ERROR(qdrt_get_kernel(s, loop, &k), QDRT_ERROR_CORRUPT,
+                 "ends a graph loop that does not start at an earlier task or whose flag is not a "
+                 "0-dim i32 array argument");
+  }
+  EXPECT_ERROR(qdrt_get_kernel(s, "rt.bad:loop_v4", &k), QDRT_ERROR_CORRUPT,
+               "40 bytes of launch metadata (version 4)");
   qdrt_close(s);
 }
 

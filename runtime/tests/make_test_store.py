@@ -101,6 +101,15 @@ def bad_entries(so, bad_abi_so):
         e("missing_extent", [rng("noop_t0")]),
         e("metadata_size", [ser("noop_t0", metadata_size=16)]),
         e("metadata_version", [ser("noop_t0", abi_version=7)]),
+        # Graph loops (launch metadata version 5): a loop that starts after the task ending it,
+        # a flag that is not a 0-dim i32 array, a version 4 task with loop ends, a flag past
+        # the passed arguments.
+        e("loop_forward", [ser("noop_t0", abi_version=5, loop_ends=[[1, 0]])],
+          arguments=[arr("flag", "i32", 0)]),
+        e("loop_flag_f32", [ser("noop_t0", abi_version=5, loop_ends=[[0, 0]])]),
+        e("loop_v4", [ser("noop_t0", loop_ends=[[0, 0]])], arguments=[arr("flag", "i32", 0)]),
+        e("loop_flag_missing", [ser("noop_t0", abi_version=5, loop_ends=[[0, 1]])],
+          arguments=[arr("flag", "i32", 0)]),
     ]
 
 

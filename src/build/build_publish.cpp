@@ -166,6 +166,8 @@ void Run::publish_and_log() {
       task.name = tc.symbol;
       task.kind = tc.range ? store::TaskKind::range : store::TaskKind::serial;
       task.launch_metadata.assign(reinterpret_cast<const char*>(&tc.launch), sizeof tc.launch);
+      task.launch_metadata.append(reinterpret_cast<const char*>(tc.loop_ends.data()),
+                                  tc.loop_ends.size() * sizeof(qdrt_task_loop_end));
       task.code = w.unit_objects[tc.unit];
       e.record.tasks.push_back(std::move(task));
       r.tasks.push_back({w.unit_keys[tc.unit], w.unit_objects[tc.unit]->hex()});

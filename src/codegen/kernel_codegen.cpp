@@ -174,8 +174,26 @@ KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t
       }
     }
   }
+  bool graph_loops = false;
+  for (const ir::Task& t : k.tasks) {
+    graph_loops = graph_loops || !t.loop_ends.empty();
+    if (t.loop_ends.size() > QDRT_MAX_LOOP_ENDS) {
+      sema::SemaDiagnostic d;
+      d.d.severity = syntax::Severity::Error;
+      d.d.line = t.loop_ends.back().line;
+      d.d.code = "QD201";
+      d.d.message = "qd.graph.do_while loops nested more than " +
+                    std::to_string(QDRT_MAX_LOOP_ENDS) + " deep are not supported in kernels";
+      d.module = analysis.program->defs[report.def].module;
+      d.kernel = report.id;
+      out.diagnostics.push_back(std::move(d));
+      return out;
+    }
+  }
   qdrt_task_launch base{};
-  base.abi_version = QDRT_TASK_ABI_VERSION;
+  // Launch metadata version 5 only where it is needed (task_abi.h): a kernel without graph loops
+  // stays readable by runtimes that read version 4.
+  base.abi_version = graph_loops ? QDRT_LAUNCH_METADATA_VERSION : QDRT_TASK_ABI_VERSION;
   base.temps_size = k.temps_size;
   base.result_dtype = k.ret ? ir::qdrt_dtype(*k.ret) : QDRT_DTYPE_NONE;
   base.result_size = k.ret ? static_cast<uint32_t>(ir::byte_size(*k.ret)) : 0;
@@ -191,6 +209,10 @@ KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t
     if (k.tasks[t].range && k.tasks[t].loop->block_dim > 0) {
       tc.launch.block_dim =
           static_cast<uint32_t>(k.tasks[t].loop->block_dim);  // CUDA threads/block
+    }
+    for (const ir::LoopEnd& e : k.tasks[t].loop_ends) {
+      tc.loop_ends.push_back(
+          {static_cast<uint32_t>(e.first_task), static_cast<uint32_t>(k.params[e.condition].slot)});
     }
     tc.label = k.tasks[t].label;
     tc.line = k.tasks[t].line;

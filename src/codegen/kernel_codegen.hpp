@@ -43,8 +43,11 @@ struct TaskCode {
   bool range = true;   // QDRT_TASK_RANGE (true) or QDRT_TASK_SERIAL
   size_t unit = 0;     // index into KernelCode::units holding this task's code
   qdrt_task_launch launch{};  // launch metadata (task_abi.h), kernel-wide fields filled
-  std::string label;          // "for i in range(n)" / "serial (2 statements)" for status, explain
-  int32_t line = 0;           // first source line of the construct
+  // The graph loops this task ends (launch metadata version 5), innermost first: written after
+  // `launch` in the index's launch metadata.
+  std::vector<qdrt_task_loop_end> loop_ends;
+  std::string label;  // "for i in range(n)" / "serial (2 statements)" for status, explain
+  int32_t line = 0;   // first source line of the construct
 };
 
 struct KernelCode {

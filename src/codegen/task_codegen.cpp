@@ -594,6 +594,10 @@ private:
         m_out.line(call + ");");
         return;
       }
+      case StmtKind::graph_loop:
+        // Offload splits graph loops into tasks and their loop ends; none reaches a task.
+        m_out.line("#error \"a graph loop inside a task\"");
+        return;
     }
   }
 

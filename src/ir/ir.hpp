@@ -118,6 +118,10 @@ enum class StmtKind : uint8_t {
   ret,     // the kernel's return value = value
   print,   // print(...): printf-style `format` with the scalar `args` (task_abi.h "Printing")
   random,  // var = qd.random(var's type): the next draw of Quadrants' generator (task_abi.h)
+  // do { body } while (array[()] != 0): qd.graph.do_while in a graph kernel, at the kernel root
+  // or directly in another one's body; `array` is the condition (a 0-dim i32 ndarray). Offload
+  // turns it into the loop ends of the tasks (Task::loop_ends) the runtime repeats.
+  graph_loop,
 };
 
 // exchange: old = target; target = value. cas: old = target; if old == expected: target = value.
@@ -191,12 +195,21 @@ struct Param {
   int32_t element_count() const;
 };
 
+// A graph loop (StmtKind::graph_loop) that ends after a task: while the condition parameter's
+// element is non-zero, the launch runs again from task `first_task`.
+struct LoopEnd {
+  int32_t first_task = 0;
+  int32_t condition = -1;  // the parameter
+  int32_t line = 0;        // of the `while qd.graph.do_while(...)`
+};
+
 struct Task {
   bool range = false;
   const Stmt* loop = nullptr;  // range: the parallel RangeFor
   Block body;                  // serial: the statements
   std::string label;
   int32_t line = 0;
+  std::vector<LoopEnd> loop_ends;  // the graph loops that end after this task, innermost first
 };
 
 struct Kernel {

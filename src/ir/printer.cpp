@@ -106,6 +106,11 @@ void print_stmt(const Kernel& k, const Stmt* s, int indent, std::string& out) {
       line(out, indent, "while true:", s);
       print_block(k, s->body, indent + 1, out);
       return;
+    case StmtKind::graph_loop:
+      line(out, indent, "graph do:", s);
+      print_block(k, s->body, indent + 1, out);
+      line(out, indent, "while " + k.params[s->array].name + "[()] != 0", nullptr);
+      return;
     case StmtKind::range_for: {
       std::string head = std::string(s->parallel ? "parallel for " : "for ") + var_name(k, s->var) +
                          ": " + name_of(k.vars[s->var].type) + " in [" + print_expr(k, s->begin) +
@@ -189,6 +194,10 @@ std::string print_kernel(const Kernel& k) {
       print_stmt(k, task.loop, 2, out);
     } else {
       print_block(k, task.body, 2, out);
+    }
+    for (const LoopEnd& e : task.loop_ends) {
+      out += "  then while " + k.params[e.condition].name + "[()] != 0: again from task " +
+             std::to_string(e.first_task) + "\n";
     }
   }
   bool any = false;

@@ -150,6 +150,17 @@ struct Verifier {
                ((s.begin->type == k.vars[s.var].type && s.end->type == k.vars[s.var].type) ||
                 bad("loop bound types" + at)) &&
                block(s.body, loops + 1, false);
+      case StmtKind::graph_loop:
+        if (!root) {
+          return bad("a graph loop below the kernel root" + at);
+        }
+        if (s.array < 0 || s.array >= static_cast<int32_t>(k.params.size()) ||
+            k.params[s.array].kind != Param::Kind::ndarray ||
+            k.params[s.array].dtype != DType::i32 || k.params[s.array].ndim != 0 ||
+            k.params[s.array].slot < 0) {
+          return bad("a graph loop's condition must be a passed 0-dim i32 array" + at);
+        }
+        return !s.body.empty() && block(s.body, loops, true);
       case StmtKind::break_:
       case StmtKind::continue_: return loops > 0 || bad("break/continue outside a loop" + at);
       case StmtKind::ret:

@@ -565,6 +565,14 @@ private:
               d.fastcache = true;
               d.marked_by = std::string(kw->arg) + "=True";
             }
+            // graph=True / checkpoints=True (a graph kernel: qd.graph.do_while in its body).
+            if (!ast::is_absent(kw->arg) && (kw->arg == "graph" || kw->arg == "checkpoints")) {
+              DefInfo::Flag& flag = kw->arg == "graph" ? d.graph : d.checkpoints;
+              flag = v == nullptr                                       ? DefInfo::Flag::unknown
+                     : v->value.kind == ast::ConstantValue::Kind::True  ? DefInfo::Flag::on
+                     : v->value.kind == ast::ConstantValue::Kind::False ? DefInfo::Flag::off
+                                                                        : DefInfo::Flag::unknown;
+            }
           }
         }
         continue;

@@ -57,8 +57,13 @@ struct DefInfo {
   std::string marked_by;        // "fastcache=True", "pure=True", "@qd.pure"
   bool pure_misplaced = false;  // @qd.pure written below @qd.kernel (still honoured)
   const syntax::ast::Expr* pure_decorator = nullptr;  // the @qd.pure decorator, if any
-  int32_t first_line = 0;                             // line of the first decorator (or of `def`)
-  int32_t line = 0;                                   // line of `def`
+  // Kernels: @qd.kernel(graph=...) and checkpoints=... as written (unknown: not a True/False
+  // literal). A graph kernel may hold qd.graph.do_while loops.
+  enum class Flag : uint8_t { off, on, unknown };
+  Flag graph = Flag::off;
+  Flag checkpoints = Flag::off;
+  int32_t first_line = 0;  // line of the first decorator (or of `def`)
+  int32_t line = 0;        // line of `def`
   int32_t col = 0;
   int32_t end_line = 0;
   std::string name() const;  // the def's own name (last qualname component)

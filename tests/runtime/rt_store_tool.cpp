@@ -108,7 +108,12 @@ int publish(const std::string& spec_path) {
       l.grain = jt.value("grain", 0u);
       l.block_dim = jt.value("block_dim", 0u);
       std::string meta(reinterpret_cast<const char*>(&l), sizeof l);
-      meta.resize(jt.value("metadata_size", sizeof l), '\0');
+      // Graph loops the task ends (launch metadata version 5): [[first_task, condition], ...].
+      for (const json& end : jt.value("loop_ends", json::array())) {
+        qdrt_task_loop_end le{end.at(0).get<uint32_t>(), end.at(1).get<uint32_t>()};
+        meta.append(reinterpret_cast<const char*>(&le), sizeof le);
+      }
+      meta.resize(jt.value("metadata_size", meta.size()), '\0');
       Task t;
       t.name = jt.at("name").get<std::string>();
       t.kind = jt.at("kind").get<std::string>() == "serial" ? TaskKind::serial : TaskKind::range;

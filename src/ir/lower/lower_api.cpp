@@ -27,9 +27,13 @@ constexpr OutOfReach k_out_of_reach[] = {
     {{"simt", "simt.*"},
      "SIMT warp, block, subgroup and shared-memory intrinsics are not supported in compiled "
      "kernels (qdbuild's tasks have no warp or block scope)"},
-    {{"graph.*", "graph_do_while"},
-     "graph kernels (@qd.kernel(graph=True), qd.graph.do_while) are not supported in compiled "
-     "kernels (qdbuild launches a kernel's tasks one after another, with no CUDA graph)"},
+    {{"graph.do_while", "graph_do_while"},
+     "qd.graph.do_while() is only the test of a while loop in a graph kernel (`while "
+     "qd.graph.do_while(flag):`)"},
+    {{"graph.*", "checkpoint", "graph_status*", "checkpoint.*"},
+     "graph kernels' parallel regions and checkpoints (qd.graph.parallel_context, "
+     "qd.checkpoint) are not supported in compiled kernels (qdbuild runs graph kernels' "
+     "qd.graph.do_while loops, one task after another)"},
     {{"algorithms", "algorithms.*"},
      "the qd.algorithms library (sort, scan, reduce) is not supported in compiled kernels (it "
      "launches Quadrants' own kernels); call it from Python between kernel launches"},

@@ -403,6 +403,12 @@ LowerResult Lowerer::run() {
   m_frames.push_back(std::move(f));
   m_block = &m_kernel->body;
   try {
+    if (d.checkpoints != sema::DefInfo::Flag::off) {
+      fail(d.node->pos, "QD201",
+           "graph checkpoints (@qd.kernel(graph=True, checkpoints=True), qd.checkpoint, "
+           "resume) are not supported in compiled kernels; graph=True with qd.graph.do_while "
+           "is");
+    }
     declare_params();
     frame().returns = d.returns;
     lower_body(*d.body);

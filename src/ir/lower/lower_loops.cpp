@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "ir/lower/lowerer.hpp"
+#include "syntax/ast_blocks.hpp"
 
 namespace qd::ir::lower {
 
@@ -38,7 +39,9 @@ bool has_load(const Expr* e) {
 
 }  // namespace
 
-bool Lowerer::at_root() const { return m_block == &m_kernel->body; }
+bool Lowerer::at_root() const {
+  return m_block == &m_kernel->body || (m_graph_body != nullptr && m_block == m_graph_body);
+}
 
 Block* Lowerer::enter_loop(Stmt* st, Loop::Kind kind) {
   Block* saved = m_block;
@@ -541,6 +544,13 @@ void Lowerer::lower_while(const ast::While* s) {
   if (!s->orelse.empty()) {
     fail(s->pos, "QD205", "'while ... else' is not supported in kernels");
   }
+  if (const auto* call = s->test->as<ast::Call>()) {
+    Val f = eval(call->func);
+    if (f.kind == Val::Kind::api && (f.path == "graph.do_while" || f.path == "graph_do_while")) {
+      lower_graph_loop(s, call);
+      return;
+    }
+  }
   Stmt* st = m_kernel->stmt(StmtKind::while_, s->pos.lineno);
   st->text = line_text(s->pos.lineno);
   Block* saved = enter_loop(st, Loop::Kind::serial);
@@ -561,6 +571,177 @@ void Lowerer::lower_while(const ast::While* s) {
   lower_body(s->body);
   pop_scope();
   leave_loop(saved);
+  m_block->push_back(st);
+}
+
+// `while qd.graph.do_while(flag):` in a graph kernel: the body runs, then again while flag[()]
+// is non-zero, the flag read after each pass (a host loop over the body's tasks; Quadrants runs
+// the same on the CPU and below sm_90, and as a CUDA graph's conditional node on sm_90+). Its
+// statements are at the kernel root: each of its parallel loops is a task, the rest serial tasks.
+namespace {
+
+// `while qd.graph.do_while(...)` / `while qd.graph_do_while(...)` by spelling, as Quadrants
+// recognizes it (graph_api.matches) when it checks a graph kernel's structure.
+bool is_graph_loop_spelling(const ast::Stmt* s) {
+  const auto* w = s->as<ast::While>();
+  const auto* call = w != nullptr ? w->test->as<ast::Call>() : nullptr;
+  if (call == nullptr) {
+    return false;
+  }
+  if (const auto* a = call->func->as<ast::Attribute>()) {
+    if (a->attr == "graph_do_while") {
+      return true;
+    }
+    if (a->attr != "do_while") {
+      return false;
+    }
+    const auto* base_attr = a->value->as<ast::Attribute>();
+    const auto* base_name = a->value->as<ast::Name>();
+    return (base_attr != nullptr && base_attr->attr == "graph") ||
+           (base_name != nullptr && base_name->id == "graph");
+  }
+  const auto* n = call->func->as<ast::Name>();
+  return n != nullptr && n->id == "graph_do_while";
+}
+
+bool uses_graph_loop(const ast::Seq<ast::Stmt*>& body) {
+  for (const ast::Stmt* s : body) {
+    if (is_graph_loop_spelling(s)) {
+      return true;
+    }
+    bool found = false;
+    ast::for_each_nested_block(
+        s, [&](const ast::Seq<ast::Stmt*>& b) { found = found || uses_graph_loop(b); });
+    if (found) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+// Quadrants' structure rule for a kernel that uses qd.graph.do_while
+// (FunctionDefTransformer._validate_graph_do_while_stmt_list): its body and every loop's body
+// hold only for loops, graph loops, expression statements, assignments and ifs (checked inside).
+void Lowerer::check_graph_structure(const ast::Seq<ast::Stmt*>& stmts, bool kernel_top) {
+  for (uint32_t i = 0; i < stmts.size; ++i) {
+    const ast::Stmt* s = stmts[i];
+    switch (s->tag) {
+      case ast::StmtKind::For:
+      case ast::StmtKind::ExprStmt:
+      case ast::StmtKind::Assign:
+      case ast::StmtKind::AugAssign:
+      case ast::StmtKind::AnnAssign: continue;
+      case ast::StmtKind::If:
+        check_graph_structure(s->as<ast::If>()->body, kernel_top);
+        check_graph_structure(s->as<ast::If>()->orelse, kernel_top);
+        continue;
+      case ast::StmtKind::While:
+        if (is_graph_loop_spelling(s)) {
+          if (!s->as<ast::While>()->orelse.empty()) {
+            fail(s->pos, "QD205", "'else' clause for 'while' not supported in Quadrants kernels");
+          }
+          check_graph_structure(s->as<ast::While>()->body, false);
+          continue;
+        }
+        break;
+      default: break;
+    }
+    std::string kind = ast::name_of(s->tag);
+    fail(s->pos, "QD205",
+         "When a kernel uses qd.graph.do_while(), " +
+             std::string(kernel_top ? "the kernel body" : "a qd.graph.do_while() body") +
+             " may not contain a " + kind +
+             " statement. Allowed: for-loops, qd.graph.do_while() while-loops, bare assignments, "
+             "and @qd.func calls (freely mixed and nested). [offending stmt " +
+             std::to_string(i) + ": " + kind + "]");
+  }
+}
+
+// `while qd.graph.do_while(flag):` in a graph kernel: the body runs, then again while flag[()]
+// is non-zero, the flag read after each pass (a host loop over the body's tasks; Quadrants runs
+// the same on the CPU and below sm_90, and as a CUDA graph's conditional node on sm_90+). Its
+// statements are at the kernel root: each of its parallel loops is a task, the rest serial tasks.
+void Lowerer::lower_graph_loop(const ast::While* s, const ast::Call* call) {
+  const sema::DefInfo& def = m_in.program->defs[m_in.kernel];
+  if (def.graph != sema::DefInfo::Flag::on) {
+    fail(s->pos, "QD205",
+         def.graph == sema::DefInfo::Flag::unknown
+             ? "qd.graph.do_while() requires @qd.kernel(graph=True) (graph= is not a True or "
+               "False literal here, so qdbuild cannot tell)"
+             : "qd.graph.do_while() requires @qd.kernel(graph=True)");
+  }
+  if (!m_graph_checked) {
+    m_graph_checked = true;
+    // (docstrings are expression statements, allowed as any other)
+    if (uses_graph_loop(*def.body)) {
+      check_graph_structure(*def.body, true);
+    }
+  }
+  if (!m_loops.empty()) {
+    fail(s->pos, "QD205",
+         "qd.graph.do_while() must be at the kernel top level or directly nested inside another "
+         "qd.graph.do_while(); it cannot appear inside a for-loop.");
+  }
+  if (!at_root()) {
+    // Quadrants 1.3.3 compiles a graph loop inside a runtime if, and runs its body only once.
+    fail(s->pos, "QD201",
+         "a qd.graph.do_while() loop inside a runtime if is not supported in compiled kernels "
+         "(Quadrants runs its body only once whatever the flag); put it at the kernel top level "
+         "or directly inside another qd.graph.do_while()");
+  }
+  if (call->args.size != 1 || !call->keywords.empty() ||
+      (call->args[0]->as<ast::Name>() == nullptr &&
+       call->args[0]->as<ast::Attribute>() == nullptr)) {
+    fail(call->pos, "QD205",
+         "qd.graph.do_while() takes one argument: the flag, a kernel ndarray parameter (or a "
+         "member of a dataclass or data_oriented parameter) given by name");
+  }
+  Val flag = eval(call->args[0]);
+  if (flag.kind != Val::Kind::array) {
+    fail(call->args[0]->pos, "QD205",
+         "qd.graph.do_while()'s flag must be an ndarray parameter of the kernel, not " +
+             flag.describe());
+  }
+  const Param& p = m_kernel->params[flag.param];
+  if (p.dtype != DType::i32 || p.ndim != 0 || !p.element_shape.empty()) {
+    fail(call->args[0]->pos, "QD205",
+         "qd.graph.do_while()'s flag must be a 0-dim qd.i32 ndarray (a scalar counter), not '" +
+             p.name + "': " + p.text);
+  }
+  Stmt* st = m_kernel->stmt(StmtKind::graph_loop, s->pos.lineno);
+  st->col = s->pos.col_offset;
+  st->text = line_text(s->pos.lineno);
+  st->array = flag.param;
+  size_t outer_vars = m_kernel->vars.size();
+  Block* saved_block = m_block;
+  Block* saved_graph = m_graph_body;
+  m_block = &st->body;
+  m_graph_body = &st->body;
+  push_scope();
+  lower_body(s->body);
+  pop_scope();
+  m_graph_body = saved_graph;
+  m_block = saved_block;
+  // A local declared before the loop and changed in its body: Quadrants does not carry it from
+  // one pass to the next (each pass sees its value at the loop's entry), where the compiled
+  // kernel's temporaries would. Refused rather than run either way.
+  walk_stmts(st->body, [&](const Stmt& x) {
+    int32_t v = x.kind == StmtKind::assign || x.kind == StmtKind::random ? x.var
+                : x.kind == StmtKind::atomic                             ? x.target_var
+                                                                         : -1;
+    if (v >= 0 && static_cast<size_t>(v) < outer_vars) {
+      fail(ast::Pos{x.line, x.col, x.line, x.col}, "QD201",
+           "the local '" + m_kernel->vars[v].name +
+               "', declared before the qd.graph.do_while() "
+               "loop of line " +
+               std::to_string(s->pos.lineno) +
+               ", changes in its body: Quadrants does not carry a kernel local from one pass to "
+               "the next (each pass sees its value at the loop's entry), so compiled kernels "
+               "refuse it; keep loop-carried state in an ndarray");
+    }
+  });
   m_block->push_back(st);
 }
 

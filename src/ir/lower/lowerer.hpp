@@ -186,6 +186,8 @@ private:
   // --------------------------------------------------------------------
   void lower_for(const ast::For* s);
   void lower_while(const ast::While* s);
+  void lower_graph_loop(const ast::While* s, const ast::Call* call);  // qd.graph.do_while
+  void check_graph_structure(const ast::Seq<ast::Stmt*>& stmts, bool kernel_top);
   void lower_static_for(const ast::For* s, const Val& iterable);
   bool is_static_call(const ast::Expr* e);  // qd.static(...)
   void static_iterable(const ast::For* s);  // QD205 unless the loop is under qd.static
@@ -348,6 +350,8 @@ private:
   std::vector<Frame> m_frames;
   std::vector<Loop> m_loops;
   Block* m_block = nullptr;
+  Block* m_graph_body = nullptr;  // the innermost graph loop's body being lowered (at_root)
+  bool m_graph_checked = false;   // the kernel's graph structure checked (check_graph_structure)
   Jump m_jump = Jump::none;
   bool m_pending_serialize = false;
   int64_t m_pending_block_dim = 0;  // qd.loop_config(block_dim=N) for the next loop

@@ -24,19 +24,40 @@ void offload(Kernel& k) {
     }
     pending = Task{};
   };
-  for (const Stmt* s : k.body) {
-    if (s->kind == StmtKind::range_for && s->parallel) {
-      flush();
-      Task t;
-      t.range = true;
-      t.loop = s;
-      t.label = s->label;
-      t.line = s->line;
-      k.tasks.push_back(std::move(t));
-      continue;
+  // A block at the kernel root: its statements, with graph loops split into their own tasks
+  // (the loop's first task begins it; its last task ends it).
+  auto root = [&](const Block& block, auto& self) -> void {
+    for (const Stmt* s : block) {
+      if (s->kind == StmtKind::graph_loop) {
+        flush();
+        int32_t first = static_cast<int32_t>(k.tasks.size());
+        self(s->body, self);
+        flush();
+        if (static_cast<int32_t>(k.tasks.size()) == first) {
+          // Nothing to run in the body (it lowered to no statements): an empty task carries
+          // the loop, which then only reads its condition, as Quadrants' host loop does.
+          Task t;
+          t.label = "empty graph loop body";
+          t.line = s->line;
+          k.tasks.push_back(std::move(t));
+        }
+        k.tasks.back().loop_ends.push_back({first, s->array, s->line});
+        continue;
+      }
+      if (s->kind == StmtKind::range_for && s->parallel) {
+        flush();
+        Task t;
+        t.range = true;
+        t.loop = s;
+        t.label = s->label;
+        t.line = s->line;
+        k.tasks.push_back(std::move(t));
+        continue;
+      }
+      pending.body.push_back(const_cast<Stmt*>(s));
     }
-    pending.body.push_back(const_cast<Stmt*>(s));
-  }
+  };
+  root(k.body, root);
   flush();
   if (k.tasks.empty()) {
     // A kernel with nothing to run still launches (and the index requires a task per entry).
