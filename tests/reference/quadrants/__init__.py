@@ -2,12 +2,15 @@
 typed semantics of docs/language.md (the reference executor of the differential tests,
 tests/diff). Put tests/reference first on sys.path so `import quadrants as qd` finds it."""
 
-from . import lang, math, random_numbers, types  # noqa: F401
+from . import graph, lang, math, random_numbers, types  # noqa: F401
 from .atomics import (atomic_add, atomic_and, atomic_cas, atomic_exchange, atomic_max,  # noqa: F401
                       atomic_min, atomic_mul, atomic_or, atomic_sub, atomic_xor)
 from .dtypes import f16, f32, f64, i8, i16, i32, i64, u1, u8, u16, u32, u64  # noqa: F401
 from .expressions import static  # noqa: F401
 from .fields import Layout, StructField, field  # noqa: F401
+from .graph import checkpoint, graph_do_while, graph_parallel, graph_parallel_context  # noqa: F401
+from .lang.exception import (QuadrantsCompilationError, QuadrantsNameError,  # noqa: F401
+                             QuadrantsSyntaxError, QuadrantsTypeError)
 from .kernel import Template, data_oriented, func, kernel, template  # noqa: F401
 from .local_struct import Struct  # noqa: F401
 from .loops import grouped, ndrange  # noqa: F401

@@ -9,7 +9,7 @@ expressions.py.
 import ast
 
 from . import dtypes as dt
-from . import random_numbers
+from . import graph, random_numbers
 from .atomics import ATOMIC_AUG_OPS, atomic_rmw
 from .expressions import ExpressionEvaluator, is_static_call
 from .lvalues import coerce
@@ -41,8 +41,12 @@ class ReturnSignal(Exception):
 class Context:
     """State shared by a kernel and the funcs inlined into it."""
 
-    def __init__(self):
+    def __init__(self, kernel_name="kernel", graph_kernel=False):
         self.dry = 0  # > 0 while evaluating an untaken ternary side for its type only
+        self.kernel_name = kernel_name
+        self.graph = graph_kernel  # @qd.kernel(graph=True): qd.graph.do_while() is allowed
+        self.loop_depth = 0  # runtime for-loops being run (funcs included), as Quadrants counts
+        self.control_depth = 0  # runtime if / while statements being run
 
 
 def declare_value(value):
@@ -68,6 +72,7 @@ class Interpreter(ExpressionEvaluator):
         self.immutable = set()
         self.pending_loop_config = None  # qd.loop_config(...) for the next loop
         self.loaded_names = None  # the names the function reads (kernel.py), None: unknown
+        self.root_depth = 1  # len(scopes) at the kernel's top level (a do_while body is one too)
 
     # --- scopes ---------------------------------------------------------------------------
     def run_block(self, stmts, new_scope=True):
@@ -208,24 +213,56 @@ class Interpreter(ExpressionEvaluator):
             self.run_block(node.body if self.eval(node.test) else node.orelse)
             return
         cond = truth(self.eval(node.test), "if condition")
-        self.run_block(node.body if cond else node.orelse)
+        self.ctx.control_depth += 1
+        try:
+            self.run_block(node.body if cond else node.orelse)
+        finally:
+            self.ctx.control_depth -= 1
 
     def stmt_While(self, node):
+        flag = graph.flag_node(node.test)
+        if flag is not None:
+            graph.run_do_while(self, node, flag)  # while qd.graph.do_while(flag):
+            return
         if node.orelse:
             raise SyntaxError("'else' clause for 'while' not supported")
-        while truth(self.eval(node.test), "while condition"):
-            try:
-                self.run_block(node.body)
-            except BreakSignal:
-                break
-            except ContinueSignal:
-                continue
+        self.ctx.control_depth += 1
+        try:
+            while truth(self.eval(node.test), "while condition"):
+                try:
+                    self.run_block(node.body)
+                except BreakSignal:
+                    break
+                except ContinueSignal:
+                    continue
+        finally:
+            self.ctx.control_depth -= 1
+
+    def run_graph_body(self, stmts):
+        """One pass of a qd.graph.do_while() body: a scope whose statements are at the kernel's
+        top level (its for-loops are top-level loops)."""
+        self.scopes.append(Scope())
+        saved, self.root_depth = self.root_depth, len(self.scopes)
+        try:
+            for stmt in stmts:
+                self.exec_stmt(stmt)
+        finally:
+            self.root_depth = saved
+            self.scopes.pop()
+
+    def stmt_With(self, node):
+        construct = graph.refused_with(node)
+        if construct is not None:
+            raise NotImplementedError(f"{construct} (line {node.lineno}) is not supported by the "
+                                      f"reference stand-in")
+        raise NotImplementedError(f"unsupported statement With (line {node.lineno})")
 
     def stmt_For(self, node):
         if node.orelse:
             raise SyntaxError("'else' clause for 'for' not supported")
         config, self.pending_loop_config = self.pending_loop_config, None
-        top_level = self.is_kernel and len(self.scopes) == 1 and not (config and config.serialize)
+        top_level = self.is_kernel and len(self.scopes) == self.root_depth and not (
+            config and config.serialize)
         display = self.static_display(node)
         if display is not None:
             # Each element binds the loop variable as a qd.template() parameter is bound.
@@ -248,6 +285,13 @@ class Interpreter(ExpressionEvaluator):
             raise TypeError(f"cannot loop over {type(it).__name__} in a kernel")
         if not grouped and len(names) != len(axes):
             raise TypeError(f"{len(names)} loop targets for {len(axes)} loop axes")
+        self.ctx.loop_depth += 1
+        try:
+            self.run_loop(node, it, names, axes, grouped, top_level)
+        finally:
+            self.ctx.loop_depth -= 1
+
+    def run_loop(self, node, it, names, axes, grouped, top_level):
         for idx in iterate(axes, order_of(it)):
             if grouped:
                 bound = {names[0]: Tensor(dt.i32, (len(idx),), idx)}

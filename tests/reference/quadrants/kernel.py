@@ -13,8 +13,10 @@ import textwrap
 import typing
 
 from . import dtypes as dt
+from . import graph
 from .interpreter import Context, Interpreter, ReturnSignal, declare_value
 from .matrix import MatrixType, VectorType, as_tensor
+from .lang.exception import QuadrantsSyntaxError
 from .ndarray import ArrayArg, NdarrayType
 from .ops import cast, constant, is_typed, typed
 from .values import Cell, Scalar, Tensor
@@ -168,9 +170,22 @@ class BoundFunc:
 
 
 class Kernel(_Callable):
+    """@qd.kernel; graph=True allows `while qd.graph.do_while(flag):` (graph.py), checkpoints=True
+    is refused."""
+
+    def __init__(self, fn, graph=False, checkpoints=False):
+        super().__init__(fn)
+        self.graph = bool(graph)
+        self.checkpoints = bool(checkpoints)
+
     def __call__(self, *args, **kwargs):
+        if self.checkpoints:
+            raise NotImplementedError(
+                f"@qd.kernel({self.__name__!r}, checkpoints=True) (qd.checkpoint pause / "
+                f"resume) is not supported by the reference stand-in")
         bound = inspect.signature(self.fn).bind(*args, **kwargs)
-        interp = self.new_interpreter(Context(), is_kernel=True)
+        graph.validate_kernel_body(self.fdef.body)
+        interp = self.new_interpreter(Context(self.fn.__name__, self.graph), is_kernel=True)
         root = interp.scopes[0]
         for p in self.params:
             ann = self.annotations.get(p.name, inspect.Signature.empty)
@@ -275,10 +290,19 @@ class Func(_Callable):
         return declare_value(caller.convert_to(value, ann))
 
 
-def kernel(fn=None, **_options):
+def kernel(fn=None, *, graph=False, checkpoints=False, **_options):
+    """@qd.kernel, @qd.kernel(graph=True), ... (pure / fastcache change nothing here)."""
+
+    def decorate(f):
+        if checkpoints and not graph:
+            raise QuadrantsSyntaxError(
+                f"@qd.kernel({f.__name__!r}, checkpoints=True) requires graph=True; "
+                "the checkpoint resume model is only meaningful for graph kernels.")
+        return Kernel(f, graph=graph, checkpoints=checkpoints)
+
     if fn is None:
-        return lambda f: Kernel(f)
-    return Kernel(fn)
+        return decorate
+    return decorate(fn)
 
 
 def func(fn=None, **_options):

@@ -110,6 +110,196 @@ def vector_param_list(a: I32_1) -> None:
     a[0] = first([1, 2])
 
 
+# --- graph kernels (quadrants/graph.py); each error checked against real Quadrants 1.3.3 --------
+
+I32_0 = qd.types.NDArray[qd.i32, 0]
+
+
+@qd.kernel
+def do_while_no_graph(c: I32_0, a: I32_1) -> None:
+    while qd.graph.do_while(c):
+        c[()] -= 1
+
+
+@qd.kernel(graph=True)
+def do_while_in_for(c: I32_0, a: I32_1) -> None:
+    for i in range(2):
+        while qd.graph.do_while(c):
+            c[()] -= 1
+
+
+@qd.kernel(graph=True)
+def do_while_scalar_flag(c: qd.i32, a: I32_1) -> None:
+    while qd.graph.do_while(c):
+        a[0] += 1
+
+
+@qd.kernel(graph=True)
+def do_while_local_flag(c: I32_0, a: I32_1) -> None:
+    d = c[()]
+    while qd.graph.do_while(d):
+        a[0] += 1
+
+
+@qd.kernel(graph=True)
+def do_while_then_while(c: I32_0, a: I32_1) -> None:
+    while qd.graph.do_while(c):
+        c[()] -= 1
+    k = 3
+    while k > 0:
+        k -= 1
+
+
+@qd.kernel(graph=True)
+def do_while_return(c: I32_0, a: I32_1) -> qd.i32:
+    while qd.graph.do_while(c):
+        c[()] -= 1
+    return 3
+
+
+@qd.kernel(graph=True)
+def do_while_pass(c: I32_0, a: I32_1) -> None:
+    while qd.graph.do_while(c):
+        c[()] -= 1
+        pass
+
+
+@qd.kernel(graph=True)
+def do_while_else(c: I32_0, a: I32_1) -> None:
+    while qd.graph.do_while(c):
+        c[()] -= 1
+    else:
+        a[0] = 1
+
+
+@qd.kernel(graph=True)
+def do_while_two_args(c: I32_0, a: I32_1) -> None:
+    while qd.graph.do_while(c, a):
+        c[()] -= 1
+
+
+# Refused by the stand-in: real Quadrants compiles these and runs something else (the body of a
+# do_while in an `if` runs once; `k` is 5 in every pass; an i64 flag is read as its low 32 bits).
+@qd.kernel(graph=True)
+def do_while_in_if(c: I32_0, a: I32_1) -> None:
+    if a[0] == 0:
+        while qd.graph.do_while(c):
+            c[()] -= 1
+
+
+@qd.kernel(graph=True)
+def do_while_carried_local(c: I32_0, a: I32_1) -> None:
+    k = 5
+    while qd.graph.do_while(c):
+        a[0] = k
+        k = k + 1
+        c[()] -= 1
+
+
+@qd.kernel(graph=True)
+def do_while_i64_flag(c: qd.types.NDArray[qd.i64, 0], a: I32_1) -> None:
+    while qd.graph.do_while(c):
+        c[()] -= 1
+
+
+@qd.kernel(graph=True, checkpoints=True)
+def with_checkpoints(c: I32_0, a: I32_1) -> None:
+    a[0] = 1
+
+
+@qd.kernel(graph=True)
+def parallel_region(c: I32_0, a: I32_1) -> None:
+    with qd.graph.parallel_context():
+        with qd.graph.parallel():
+            a[0] = 1
+
+
+# Accepted by Quadrants as by the stand-in: the deprecated spelling (a DeprecationWarning), a
+# loop in a qd.func called at the top level, a loop under a qd.static if.
+@qd.kernel(graph=True)
+def do_while_deprecated(c: I32_0, a: I32_1) -> None:
+    while qd.graph_do_while(c):
+        a[0] += 1
+        c[None] = c[None] - 1
+
+
+@qd.func
+def count_down(c: qd.template(), a: qd.template()):
+    while qd.graph.do_while(c):
+        a[0] += 1
+        c[()] -= 1
+
+
+@qd.kernel(graph=True)
+def do_while_in_func(c: I32_0, a: I32_1) -> None:
+    a[1] = 9
+    count_down(c, a)
+
+
+@qd.kernel(graph=True)
+def do_while_static_if(c: I32_0, a: I32_1) -> None:
+    if qd.static(True):
+        while qd.graph.do_while(c):
+            a[0] += 1
+            c[()] -= 1
+
+
+def scalar0(value, fmt="i"):
+    return memoryview(array.array(fmt, [value])).cast("B").cast(fmt, ())
+
+
+class Graph(unittest.TestCase):
+    def arr(self):
+        return array.array("i", [0, 0, 0, 0])
+
+    def check(self, kernel, exc, pattern, flag=None):
+        with self.assertRaisesRegex(exc, pattern):
+            kernel(scalar0(1) if flag is None else flag, self.arr())
+
+    def test_errors(self):
+        q = qd.QuadrantsSyntaxError
+        self.check(do_while_no_graph, q,
+                   r"^qd\.graph\.do_while\(\) requires @qd\.kernel\(graph=True\)$")
+        self.check(do_while_in_for, q, r"directly nested inside another "
+                   r"qd\.graph\.do_while\(\); it cannot appear inside a for-loop\.$")
+        self.check(do_while_scalar_flag, q, r"^qd\.graph\.do_while\(\.\.\.\) got 'c' which does "
+                   r"not resolve to an ndarray kernel parameter of 'do_while_scalar_flag'\.",
+                   flag=1)
+        self.check(do_while_local_flag, q, r"got 'd' which does not resolve to an ndarray kernel "
+                   r"parameter of 'do_while_local_flag'")
+        self.check(do_while_then_while, q, r"^When a kernel uses qd\.graph\.do_while\(\), the "
+                   r"kernel body may not contain a While statement\. .*"
+                   r"\[offending stmt 2: While\]$")
+        self.check(do_while_return, q, r"the kernel body may not contain a Return statement")
+        self.check(do_while_pass, q, r"a qd\.graph\.do_while\(\) body may not contain a Pass "
+                   r"statement\. .*\[offending stmt 1: Pass\]$")
+        self.check(do_while_else, q,
+                   r"^'else' clause for 'while' not supported in Quadrants kernels$")
+        self.check(do_while_two_args, TypeError, r"takes 1 positional argument but 2 were given")
+        with self.assertRaisesRegex(q, r"checkpoints=True\) requires graph=True"):
+            qd.kernel(checkpoints=True)(lambda c: None)
+
+    def test_refused(self):
+        self.check(do_while_in_if, NotImplementedError, r"inside a runtime if or while")
+        self.check(do_while_carried_local, NotImplementedError,
+                   r"the local 'k'.*changes in its body")
+        self.check(do_while_i64_flag, NotImplementedError, r"0-dim qd\.i32", flag=scalar0(1, "q"))
+        self.check(with_checkpoints, NotImplementedError, r"checkpoints=True")
+        self.check(parallel_region, NotImplementedError, r"qd\.graph\.parallel_context")
+
+    def test_accepted(self):
+        c, a = scalar0(4), self.arr()
+        with self.assertWarnsRegex(DeprecationWarning, r"use qd\.graph\.do_while\(\) instead"):
+            do_while_deprecated(c, a)
+        self.assertEqual((c[()], list(a)), (0, [4, 0, 0, 0]))
+        c, a = scalar0(3), self.arr()
+        do_while_in_func(c, a)
+        self.assertEqual((c[()], list(a)), (0, [3, 9, 0, 0]))
+        c, a = scalar0(3), self.arr()
+        do_while_static_if(c, a)
+        self.assertEqual((c[()], list(a)), (0, [3, 0, 0, 0]))
+
+
 class Negative(unittest.TestCase):
     def arr(self):
         return array.array("i", [1, 2, 3, 4])

@@ -1,3 +1,4 @@
-"""quadrants.lang: only what kernels read at trace time (impl.get_runtime().default_fp)."""
+"""quadrants.lang: only what kernels read at trace time (impl.get_runtime().default_fp) and the
+compiler's exception classes (exception.py)."""
 
-from . import impl  # noqa: F401
+from . import exception, impl  # noqa: F401
