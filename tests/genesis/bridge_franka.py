@@ -4,7 +4,7 @@ on Quadrants: 200 steps, every step's qpos, qvel and contact count.
 
   bridge_franka.py [--scene franka|go2] [--envelope] [--backend cpu|cuda]
                    [--qdbuild build/bin/qdbuild] [--python build/genesis-venv/bin/python]
-                   [--steps 200] [--performance-mode]
+                   [--steps 200] [--performance-mode] [--cuda-arms]
 
 Builds the committed record (tests/genesis/<scene>.qdrecord.json) into a fresh store, runs
 tests/genesis/scenes/<scene>.py --out twice (plain, then with PYTHONPATH=runtime/python
@@ -19,6 +19,12 @@ without Genesis (no-genesis-venv).
 --performance-mode: the scene with gs.init(performance_mode=True) (Genesis's state in qd.fields,
 passed in place by the bridge), built from tests/genesis/<scene>_perf.qdrecord.json; the same
 requirements.
+
+--cuda-arms: the scene with its rigid solver configured as on CUDA where Quadrants runs it on the
+CPU (scenes/cuda_arms.py: the decomposed constraint solver, whose iterations are the graph kernel
+solver_breakdown._kernel_solve_graph with qd.graph.do_while; the kernels' CUDA arms). The scene is
+first recorded so (3 steps) and built for cpu and cuda:sm_90 from that record; the graph kernel
+must be recorded and served; the same requirements.
 
 --backend cuda (scripts/gpu-check.sh, on a machine with a GPU): both runs on gs.cuda; the scene is
 first recorded on CUDA (3 steps) and built --target cuda from that record.
@@ -110,10 +116,13 @@ def main():
                          "--target cuda")
     ap.add_argument("--performance-mode", action="store_true",
                     help="gs.init(performance_mode=True): the state in qd.fields")
+    ap.add_argument("--cuda-arms", action="store_true",
+                    help="the rigid solver configured as on CUDA where the CPU can run it")
     opts = ap.parse_args()
     perf = "_perf" if opts.performance_mode else ""
     RECORD = os.path.join(HERE, f"{opts.scene}{perf}.qdrecord.json")
-    extra = ["--performance-mode"] if opts.performance_mode else []
+    extra = (["--performance-mode"] if opts.performance_mode else []) + (
+        ["--cuda-arms"] if opts.cuda_arms else [])
 
     site = genesis_env.site_packages()
     if site is None or not os.path.exists(opts.python):
@@ -131,6 +140,14 @@ def main():
                                                                               "python")),
                       opts.scene, backend="cuda", prefix=("-m", "qdrt.record", "-o", RECORD, "--"), extra=extra)
             target = ["--target", "cuda"]
+        elif opts.cuda_arms:
+            # Recorded with the CUDA arms (the record differs from the committed one by the
+            # solver's kernels and rigid_config's values), built for the CPU and for CUDA.
+            RECORD = os.path.join(tmp, "cuda_arms.qdrecord.json")
+            run_scene(opts.python, 3, None, dict(env, PYTHONPATH=os.path.join(ROOT, "runtime",
+                                                                              "python")),
+                      opts.scene, prefix=("-m", "qdrt.record", "-o", RECORD, "--"), extra=extra)
+            target = ["--target", "cpu", "--target", "cuda:sm_90"]
         p = genesis_env.build_store(opts.qdbuild, site, RECORD, store, *target)
         if p.returncode != 0:
             print(f"FAIL: qdbuild build exited {p.returncode}\n{p.stderr[-3000:]}")
@@ -163,6 +180,12 @@ def main():
                       ieee=True, backend=opts.backend, extra=extra)
             ref = json.load(open(os.path.join(tmp, "ieee.json")))
         recorded = json.load(open(RECORD))["kernels"]
+    if opts.cuda_arms:
+        graph = "genesis.engine.solvers.rigid.constraint.solver_breakdown:_kernel_solve_graph"
+        check(graph in recorded and graph in s["served"],
+              f"the decomposed solver's graph kernel was not recorded and served: {graph}")
+        print(f"built for cpu and cuda:sm_90 from the CUDA arms' record: {len(recorded)} "
+              f"kernels, {sum(len(v) for v in recorded.values())} instances")
     missing = sorted(k for k in recorded if k not in s["served"])
     check(not missing, f"recorded kernels not served by the store: {missing}")
     bad_fallback = {k: v for k, v in s["fallback"].items() if k in recorded}

@@ -1,13 +1,18 @@
 """The Franka arm on a plane (Genesis rigid solver, CPU): the first scene qdbuild builds.
 
   python franka.py [--steps N] [--out FILE.json] [--backend cpu|cuda] [--performance-mode]
+                   [--cuda-arms]
 
 Prints the time of scene.build() and of the first step; with --out writes every step's qpos,
 qvel and contact count (for comparing runs). --performance-mode: gs.init(performance_mode=True),
-Genesis's solver state in qd.fields instead of ndarrays."""
+Genesis's solver state in qd.fields instead of ndarrays. --cuda-arms: on the CPU, the rigid solver
+configured as on CUDA where Quadrants can run it (cuda_arms.py: the decomposed solver's graph
+kernel, the kernels' CUDA arms)."""
 
 import argparse
 import json
+import os
+import sys
 import time
 
 import genesis as gs
@@ -19,9 +24,14 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--backend", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--performance-mode", action="store_true")
+    ap.add_argument("--cuda-arms", action="store_true")
     opts = ap.parse_args()
     gs.init(backend=getattr(gs, opts.backend), logging_level="warning",
             **({"performance_mode": True} if opts.performance_mode else {}))
+    if opts.cuda_arms:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import cuda_arms
+        cuda_arms.force(gs)
     scene = gs.Scene(show_viewer=False)
     scene.add_entity(gs.morphs.Plane())
     franka = scene.add_entity(gs.morphs.MJCF(file="xml/franka_emika_panda/panda.xml"))
