@@ -9,7 +9,8 @@
 #      QD_FUZZ_TARGET=store_index fuzzes the store's index/pack/object readers instead
 #      (qd_fuzz_store_index, seeded with a small store and pack made by qd_store_tool);
 #      QD_FUZZ_TARGET=runtime_store fuzzes libqdrt's own readers (qd_fuzz_runtime_store: index,
-#      pack, objects, CUDA bundles, kernel tables; seeded with the runtime tests' stores);
+#      pack, objects, CUDA bundles, kernel tables, and qdrt_instance_text's reading of parameter
+#      descriptions; seeded with the runtime tests' stores and the records' descriptions);
 #      QD_FUZZ_TARGET=instance_record fuzzes the reader of recorded runs (--instances JSON,
 #      qd_fuzz_instance_record, seeded with the committed records);
 #      QD_FUZZ_TARGET=lsp fuzzes the language server's reading of a client's bytes (framing,

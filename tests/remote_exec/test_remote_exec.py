@@ -27,7 +27,6 @@ import argparse
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -36,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "lib"))
 import buildgrid_stack  # noqa: E402
+import local_servers  # noqa: E402
 import qdtest  # noqa: E402
 
 CHECKS = qdtest.Checks("remote_exec", echo_passes=True)
@@ -95,13 +95,7 @@ class Worker:
         return False
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        local_servers.stop_child(self.proc, timeout=30)
         self.log.close()
         return self.proc.returncode
 
@@ -339,11 +333,7 @@ def test_liar(s, venv, toolchain_cpu):
         check(task_objects(r["store"]) == task_objects(local["store"]),
               "--audit: the audited objects are the local compile's")
     finally:
-        liar.send_signal(signal.SIGTERM)
-        try:
-            liar.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            liar.kill()
+        local_servers.stop_child(liar, timeout=20)
 
 
 def test_server_killed(s, corpus2, worker):
