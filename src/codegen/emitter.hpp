@@ -28,6 +28,14 @@ public:
     line(text);
     ++m_indent;
   }
+  // Text another emitter wrote, each of its lines indented to this one's level.
+  void lines(std::string_view text) {
+    while (!text.empty()) {
+      size_t nl = text.find('\n');
+      line(text.substr(0, nl));
+      text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    }
+  }
   const std::string& text() const { return m_out; }
   std::string take() { return std::move(m_out); }
 

@@ -39,6 +39,44 @@ const ir::Stmt* find_stmt(const ir::Task& t, ir::StmtKind kind) {
   return found;
 }
 
+// The shared array a statement of a serial task (or of a second range task) uses, else -1:
+// a qd.simt.block.SharedArray belongs to the block task of the loop that declares it.
+int32_t misplaced_shared(const ir::Kernel& k, const ir::Stmt** where) {
+  std::vector<int32_t> owner(k.params.size(), -1);
+  int32_t found = -1;
+  for (size_t t = 0; t < k.tasks.size() && found < 0; ++t) {
+    const ir::Task& task = k.tasks[t];
+    auto see = [&](const ir::Stmt& s) {
+      auto use = [&](int32_t p) {
+        if (found >= 0 || p < 0 || k.params[p].kind != ir::Param::Kind::shared) {
+          return;
+        }
+        if (!task.range || (owner[p] >= 0 && owner[p] != static_cast<int32_t>(t))) {
+          found = p;
+          *where = &s;
+        }
+        owner[p] = static_cast<int32_t>(t);
+      };
+      if ((s.kind == ir::StmtKind::store || s.kind == ir::StmtKind::atomic) && s.target_var < 0) {
+        use(s.array);
+      }
+      ir::for_each_expr(s, [&](const ir::Expr* e) {
+        ir::walk_expr(e, [&](const ir::Expr& x) {
+          if (x.kind == ir::ExprKind::load) {
+            use(x.index);
+          }
+        });
+      });
+    };
+    if (task.range) {
+      ir::walk_stmts(task.loop->body, see);
+    } else {
+      ir::walk_stmts(task.body, see);
+    }
+  }
+  return found;
+}
+
 }  // namespace
 
 KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t instance,
@@ -110,6 +148,9 @@ KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t
   }
 
   for (const ir::Param& p : k.params) {
+    if (p.kind == ir::Param::Kind::shared) {
+      continue;  // declared in the kernel, not passed (they come after every argument)
+    }
     ArgumentInfo a;
     a.name = p.name;
     switch (p.kind) {
@@ -134,10 +175,26 @@ KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t
         }
         break;
       case ir::Param::Kind::template_: a.kind = QDRT_ARG_TEMPLATE; break;
+      case ir::Param::Kind::shared: break;
     }
     out.arguments.push_back(std::move(a));
   }
 
+  const ir::Stmt* misplaced = nullptr;
+  if (misplaced_shared(k, &misplaced) >= 0) {
+    sema::SemaDiagnostic d;
+    d.d.severity = syntax::Severity::Error;
+    d.d.line = misplaced->line;
+    d.d.col = misplaced->col;
+    d.d.code = "QD201";
+    d.d.message = "a qd.simt.block.SharedArray used outside the parallel for loop that declares "
+                  "it is not supported in compiled kernels (it belongs to that loop's thread "
+                  "blocks)";
+    d.module = analysis.program->defs[report.def].module;
+    d.kernel = report.id;
+    out.diagnostics.push_back(std::move(d));
+    return out;
+  }
   Flavor flavor = options.cuda ? Flavor::cuda : Flavor::cpu;
   size_t passed = 0;
   for (const ir::Param& p : k.params) {

@@ -200,64 +200,223 @@ struct Uses {
 
 class TaskWriter {
 public:
-  TaskWriter(const Kernel& k, Emitter& out, Flavor flavor) : m_k(k), m_out(out), m_flavor(flavor) {}
+  TaskWriter(const Kernel& k, Emitter& out, Flavor flavor)
+      : m_k(k), m_out(&out), m_flavor(flavor) {}
 
   void task(const Task& t, const std::string& sym) {
     m_range = t.range;
     m_names.clear();
+    m_refs.clear();
     m_next = 0;
     m_last_comment.clear();
+    m_block = is_block_task(t);
     if (m_flavor == Flavor::cuda) {
       cuda_task(t, sym);
       return;
     }
+    if (m_block) {
+      cpu_block_task(t, sym, block_dim_of(*t.loop));
+      return;
+    }
     if (t.range) {
       const Stmt& loop = *t.loop;
-      m_out.line("// range task: " + t.label);
+      out().line("// range task: " + t.label);
       // The extent: evaluated on the launching thread before the task runs.
       Uses bounds;
       bounds.expr(loop.begin);
       bounds.expr(loop.end);
-      m_out.open("QD_TASK i64 " + sym + "__extent(const qdrt_launch_context* ctx) {");
+      out().open("QD_TASK i64 " + sym + "__extent(const qdrt_launch_context* ctx) {");
       declarations(bounds, true);
-      m_out.line("return qd::extent((i64)" + paren(ex(loop.begin)) + ", (i64)" +
+      out().line("return qd::extent((i64)" + paren(ex(loop.begin)) + ", (i64)" +
                  paren(ex(loop.end)) + ");");
-      m_out.close();
-      m_out.line();
+      out().close();
+      out().line();
       m_names.clear();
       m_next = 0;
       Uses uses;
       uses.stmt(loop);
       uses.block(loop.body);
-      m_out.open("QD_TASK void " + sym +
+      out().open("QD_TASK void " + sym +
                  "(const qdrt_launch_context* ctx, i64 first_, i64 last_) {");
       declarations(uses, false);
       privatize(loop);
       if (loop.nd_vars.size() >= 2) {
         cpu_rows(loop);
       } else {
-        m_out.line("const i64 begin_ = (i64)" + paren(ex(loop.begin)) + ";");
+        out().line("const i64 begin_ = (i64)" + paren(ex(loop.begin)) + ";");
         nd_bounds(loop);
-        m_out.open("for (i64 idx_ = first_; idx_ < last_; ++idx_) {");
+        out().open("for (i64 idx_ = first_; idx_ < last_; ++idx_) {");
         loop_index(loop, "begin_ + idx_");
         block(loop.body);
-        m_out.close();
+        out().close();
       }
       merge_private();
-      m_out.close();
+      out().close();
       return;
     }
-    m_out.line("// serial task: " + t.label);
+    out().line("// serial task: " + t.label);
     Uses uses;
     uses.block(t.body);
-    m_out.open("QD_TASK void " + sym + "(const qdrt_launch_context* ctx, i64, i64) {");
+    out().open("QD_TASK void " + sym + "(const qdrt_launch_context* ctx, i64, i64) {");
     declarations(uses, false);
     block(t.body);
-    m_out.close();
+    out().close();
   }
 
 private:
   static std::string paren(const std::string& s) { return "(" + s + ")"; }
+  Emitter& out() { return *m_out; }
+
+  // A local of the generated code: `ct n = init;`, or in a CPU block task's thread body a member
+  // of the thread's frame assigned here (a barrier returns to the block's scheduler, so no local
+  // may live across one, and the scheduler resumes with case labels inside the body's scopes,
+  // which may not pass an initialized declaration). Returns how the code refers to it.
+  std::string local(const std::string& ct, const std::string& n, const std::string& init,
+                    bool is_const = false) {
+    if (m_cpu_block) {
+      m_frame.emplace_back(ct, n);
+      m_refs[n] = "F_." + n;
+      out().line("F_." + n + " = " + init + ";");
+      return "F_." + n;
+    }
+    m_refs[n] = n;
+    out().line((is_const ? "const " : "") + ct + " " + n + " = " + init + ";");
+    return n;
+  }
+  std::string ref(const std::string& n) const {
+    auto it = m_refs.find(n);
+    return it == m_refs.end() ? n : it->second;
+  }
+
+  // A range task that uses the block-level language (qd.simt barriers, thread_idx, shared
+  // arrays) runs as thread blocks of the loop's block_dim (128 when not configured).
+  bool is_block_task(const Task& t) const {
+    if (!t.range) {
+      return false;
+    }
+    bool block = false;
+    walk_stmts(t.loop->body, [&](const Stmt& s) {
+      if (s.kind == StmtKind::barrier &&
+          (s.fence == Fence::block_sync || s.fence == Fence::warp_sync)) {
+        block = true;
+      }
+      if ((s.kind == StmtKind::store || s.kind == StmtKind::atomic) && s.target_var < 0 &&
+          s.array >= 0 && m_k.params[s.array].kind == Param::Kind::shared) {
+        block = true;
+      }
+      for_each_expr(s, [&](const Expr* e) {
+        walk_expr(e, [&](const Expr& x) {
+          block = block || x.kind == ExprKind::thread_idx ||
+                  (x.kind == ExprKind::load && m_k.params[x.index].kind == Param::Kind::shared);
+        });
+      });
+    });
+    return block;
+  }
+
+  // The shared arrays a task uses, each with its byte offset in the block's shared memory.
+  std::vector<std::pair<int32_t, uint64_t>> shared_layout(const Uses& u, uint64_t& bytes) const {
+    std::vector<std::pair<int32_t, uint64_t>> out;
+    bytes = 0;
+    for (int32_t p : u.params) {
+      const Param& prm = m_k.params[p];
+      if (prm.kind != Param::Kind::shared) {
+        continue;
+      }
+      bytes = (bytes + 15) & ~uint64_t{15};
+      out.emplace_back(p, bytes);
+      bytes += static_cast<uint64_t>(prm.shared_elements()) * byte_size(prm.dtype);
+    }
+    return out;
+  }
+
+  // A CPU block task (docs/compiler.md "Block tasks"): the runtime's range is the blocks; each
+  // block runs its threads as a state machine in lockstep between barriers (qd::block_release).
+  void cpu_block_task(const Task& t, const std::string& sym, int32_t block_dim) {
+    const Stmt& loop = *t.loop;
+    std::string bd = std::to_string(block_dim);
+    out().line("// range task: " + t.label + " (thread blocks of " + bd + ")");
+    Uses bounds;
+    bounds.expr(loop.begin);
+    bounds.expr(loop.end);
+    out().open("QD_TASK i64 " + sym + "__extent(const qdrt_launch_context* ctx) {");
+    declarations(bounds, true);
+    out().line("return qd::block_count(qd::extent((i64)" + paren(ex(loop.begin)) + ", (i64)" +
+               paren(ex(loop.end)) + "), " + bd + ");");
+    out().close();
+    out().line();
+    m_names.clear();
+    m_refs.clear();
+    m_next = 0;
+    Uses uses;
+    uses.stmt(loop);
+    uses.block(loop.body);
+    // The function's prologue first (parameters, temporaries, bounds: shared by the threads),
+    // then the threads' body apart: its frame is known once it is written.
+    Emitter prologue;
+    Emitter* saved = m_out;
+    m_out = &prologue;
+    declarations(uses, false);
+    out().line("const i64 begin_ = (i64)" + paren(ex(loop.begin)) + ";");
+    out().line("const i64 extent_ = qd::extent(begin_, (i64)" + paren(ex(loop.end)) + ");");
+    nd_bounds(loop);
+    Emitter body;
+    m_out = &body;
+    m_cpu_block = true;
+    m_frame.clear();
+    m_next_state = 1;
+    loop_index(loop, "begin_ + idx_");
+    block(loop.body);
+    m_cpu_block = false;
+    m_out = saved;
+    std::string frame = sym + "_frame";
+    out().open("struct " + frame + " {");
+    out().line("i32 state_;");
+    out().line("i32 wait_;");
+    for (const auto& [v, n] : m_names) {
+      if (!is_temp(v)) {
+        out().line(std::string(c_type_of(m_k.vars[v].type)) + " " + n + ";");
+      }
+    }
+    for (const auto& [ct, n] : m_frame) {
+      out().line(ct + " " + n + ";");
+    }
+    out().close("};");
+    out().open("QD_TASK void " + sym +
+               "(const qdrt_launch_context* ctx, i64 first_, i64 last_) {");
+    out().lines(prologue.text());
+    out().line(frame + " frames_[" + bd + "];");
+    out().open("for (i64 blk_ = first_; blk_ < last_; ++blk_) {");
+    if (shared_bytes_ > 0) {
+      out().line("__builtin_memset(shared_, 0, " + std::to_string(shared_bytes_) + ");");
+    }
+    out().line("const i32 n_ = (i32)qd::min((i64)" + bd + ", extent_ - blk_ * " + bd + ");");
+    out().open("for (i32 t_ = 0; t_ < n_; ++t_) {");
+    out().line("frames_[t_].state_ = 0;");
+    out().line("frames_[t_].wait_ = qd::k_running;");
+    out().close();
+    out().open("do {");
+    out().open("for (i32 t_ = 0; t_ < n_; ++t_) {");
+    out().line(frame + "& F_ = frames_[t_];");
+    out().open("if (F_.wait_ != qd::k_running) {");
+    out().line("continue;");
+    out().close();
+    out().line("const i64 idx_ = blk_ * " + bd + " + t_;");
+    out().open("switch (F_.state_) {");
+    out().line("case 0:;");
+    out().lines(body.text());
+    out().close();
+    out().line("F_.wait_ = qd::k_exited;");
+    out().line("qd_yield_:;");
+    out().close();
+    out().close("} while (qd::block_release(frames_, n_));");
+    out().close();
+    out().close();
+  }
+
+  static int32_t block_dim_of(const Stmt& loop) {
+    return loop.block_dim > 0 ? loop.block_dim : 128;  // the runtime's default (task_abi.h)
+  }
 
   // CUDA (task_abi.h "CUDA modules"): one kernel per task; a range task computes its extent on
   // every thread and grid-strides over it.
@@ -269,31 +428,31 @@ private:
     } else {
       uses.block(t.body);
     }
-    m_out.line(std::string("// ") + (t.range ? "range" : "serial") + " task: " + t.label);
+    out().line(std::string("// ") + (t.range ? "range" : "serial") + " task: " + t.label);
     int32_t slots = 1;  // the context's argument slots: max(1, passed) (task_abi.h, ABI 3)
     for (const Param& p : m_k.params) {
       slots = std::max(slots, p.slot + 1);
     }
-    m_out.open("QD_TASK void " + sym + "(qd_cuda_context<" + std::to_string(slots) + "> ctx_) {");
-    m_out.line("const qdrt_cuda_context* ctx = reinterpret_cast<const qdrt_cuda_context*>(&ctx_);");
+    out().open("QD_TASK void " + sym + "(qd_cuda_context<" + std::to_string(slots) + "> ctx_) {");
+    out().line("const qdrt_cuda_context* ctx = reinterpret_cast<const qdrt_cuda_context*>(&ctx_);");
     declarations(uses, false);
     if (!t.range) {
       block(t.body);
-      m_out.close();
+      out().close();
       return;
     }
     const Stmt& loop = *t.loop;
     privatize(loop);
-    m_out.line("const i64 begin_ = (i64)" + paren(ex(loop.begin)) + ";");
-    m_out.line("const i64 extent_ = qd::extent(begin_, (i64)" + paren(ex(loop.end)) + ");");
+    out().line("const i64 begin_ = (i64)" + paren(ex(loop.begin)) + ";");
+    out().line("const i64 extent_ = qd::extent(begin_, (i64)" + paren(ex(loop.end)) + ");");
     nd_bounds(loop);
-    m_out.open(
+    out().open(
         "for (i64 idx_ = qd::thread_index(); idx_ < extent_; idx_ += qd::thread_stride()) {");
     loop_index(loop, "begin_ + idx_");
     block(loop.body);
-    m_out.close();
+    out().close();
     merge_private();
-    m_out.close();
+    out().close();
   }
 
   // The loop variable of a range loop at flat position `flat`; for an ndrange loop the index
@@ -301,33 +460,38 @@ private:
   void loop_index(const Stmt& loop, const std::string& flat) {
     DType vt = m_k.vars[loop.var].type;
     if (loop.nd_vars.empty()) {
-      m_out.line(std::string("const ") + c_type_of(vt) + " " + name(loop.var) + " = (" +
+      if (m_cpu_block) {
+        out().line(name(loop.var) + " = (" + c_type_of(vt) + ")(" + flat + ");");
+        return;
+      }
+      out().line(std::string("const ") + c_type_of(vt) + " " + name(loop.var) + " = (" +
                  c_type_of(vt) + ")(" + flat + ");");
       return;
     }
-    std::string rest = name(loop.var) + "_rest";
-    m_out.line("i64 " + rest + " = " + flat + ";");
+    std::string rest = local("i64", base_name(loop.var) + "_rest", flat);
     for (size_t d = loop.nd_vars.size(); d-- > 0;) {
       std::string v = name(loop.nd_vars[d]);
+      std::string lhs = m_cpu_block ? v : "const i32 " + v;
       if (d == 0) {
-        m_out.line("const i32 " + v + " = (i32)(" + nd_name(loop, "b", d) + " + " + rest + ");");
+        out().line(lhs + " = (i32)(" + nd_name(loop, "b", d) + " + " + rest + ");");
         break;
       }
-      m_out.line("const i32 " + v + " = (i32)(" + nd_name(loop, "b", d) + " + " + rest + " % " +
+      out().line(lhs + " = (i32)(" + nd_name(loop, "b", d) + " + " + rest + " % " +
                  nd_name(loop, "e", d) + ");");
-      m_out.line(rest + " /= " + nd_name(loop, "e", d) + ";");
+      out().line(rest + " /= " + nd_name(loop, "e", d) + ";");
     }
   }
 
   std::string nd_name(const Stmt& loop, const char* what, size_t d) {
-    return name(loop.var) + "_" + what + std::to_string(d);
+    return ref(base_name(loop.var) + "_" + what + std::to_string(d));
   }
 
   // The begin and extent of every ndrange dimension, evaluated once before the loop.
   void nd_bounds(const Stmt& loop) {
     for (size_t d = 0; d < loop.nd_vars.size(); ++d) {
-      m_out.line("const i32 " + nd_name(loop, "b", d) + " = " + ex(loop.nd_begins[d]) + ";");
-      m_out.line("const i64 " + nd_name(loop, "e", d) + " = " + ex(loop.nd_extents[d]) + ";");
+      std::string prefix = base_name(loop.var) + "_";
+      local("i32", prefix + "b" + std::to_string(d), ex(loop.nd_begins[d]), true);
+      local("i64", prefix + "e" + std::to_string(d), ex(loop.nd_extents[d]), true);
     }
   }
 
@@ -338,28 +502,28 @@ private:
     size_t last = loop.nd_vars.size() - 1;
     std::string e_last = nd_name(loop, "e", last);
     std::string outer = name(loop.var) + "_outer";
-    m_out.line("i64 idx_ = first_;");
-    m_out.open("while (idx_ < last_) {");
-    m_out.line("const i64 inner_ = idx_ % " + e_last + ";");
-    m_out.line("const i64 row_end_ = qd::min(last_, idx_ - inner_ + " + e_last + ");");
-    m_out.line("i64 " + outer + " = idx_ / " + e_last + ";");
+    out().line("i64 idx_ = first_;");
+    out().open("while (idx_ < last_) {");
+    out().line("const i64 inner_ = idx_ % " + e_last + ";");
+    out().line("const i64 row_end_ = qd::min(last_, idx_ - inner_ + " + e_last + ");");
+    out().line("i64 " + outer + " = idx_ / " + e_last + ";");
     for (size_t d = last; d-- > 0;) {
       std::string v = name(loop.nd_vars[d]);
       if (d == 0) {
-        m_out.line("const i32 " + v + " = (i32)(" + nd_name(loop, "b", d) + " + " + outer + ");");
+        out().line("const i32 " + v + " = (i32)(" + nd_name(loop, "b", d) + " + " + outer + ");");
         break;
       }
-      m_out.line("const i32 " + v + " = (i32)(" + nd_name(loop, "b", d) + " + " + outer + " % " +
+      out().line("const i32 " + v + " = (i32)(" + nd_name(loop, "b", d) + " + " + outer + " % " +
                  nd_name(loop, "e", d) + ");");
-      m_out.line(outer + " /= " + nd_name(loop, "e", d) + ";");
+      out().line(outer + " /= " + nd_name(loop, "e", d) + ";");
     }
-    m_out.open("for (i64 in_ = inner_; in_ < inner_ + (row_end_ - idx_); ++in_) {");
-    m_out.line("const i32 " + name(loop.nd_vars[last]) + " = (i32)(" + nd_name(loop, "b", last) +
+    out().open("for (i64 in_ = inner_; in_ < inner_ + (row_end_ - idx_); ++in_) {");
+    out().line("const i32 " + name(loop.nd_vars[last]) + " = (i32)(" + nd_name(loop, "b", last) +
                " + in_);");
     block(loop.body);
-    m_out.close();
-    m_out.line("idx_ = row_end_;");
-    m_out.close();
+    out().close();
+    out().line("idx_ = row_end_;");
+    out().close();
   }
 
   // Thread-local reductions: a temporary that this range task only updates with one kind of
@@ -414,18 +578,22 @@ private:
       }
       std::string priv = name(v) + "_local";
       m_private.emplace(v, std::make_pair(priv, op));
-      m_out.line(ct + " " + priv + " = " + init + ";  // thread-local part of the reduction");
+      out().line(ct + " " + priv + " = " + init + ";  // thread-local part of the reduction");
     }
   }
 
   void merge_private() {
     for (const auto& [v, p] : m_private) {
-      m_out.line(std::string("qd::atomic_") + name_of(p.second) + "(&" + name(v) + ", " + p.first +
+      out().line(std::string("qd::atomic_") + name_of(p.second) + "(&" + name(v) + ", " + p.first +
                  ");");
     }
     m_private.clear();
   }
   std::string name(int32_t v) {
+    std::string n = base_name(v);
+    return m_cpu_block && !is_temp(v) ? "F_." + n : n;
+  }
+  std::string base_name(int32_t v) {
     auto it = m_names.find(v);
     if (it != m_names.end()) {
       return it->second;
@@ -435,23 +603,50 @@ private:
     m_names.emplace(v, n);
     return n;
   }
+  // The C type before a declaring assignment ("" in a CPU block task: frame members).
+  std::string decl_type(DType t) const {
+    return m_cpu_block ? std::string() : std::string(c_type_of(t)) + " ";
+  }
 
   std::string param_name(int32_t p) { return "arg_" + sanitize(m_k.params[p].name); }
 
   void declarations(const Uses& u, bool read_only) {
+    uint64_t shared_bytes = 0;
+    std::vector<std::pair<int32_t, uint64_t>> shared = shared_layout(u, shared_bytes);
+    shared_bytes_ = shared_bytes;
+    if (shared_bytes > 0 && m_flavor == Flavor::cpu) {
+      out().line("alignas(16) unsigned char shared_[" + std::to_string(shared_bytes) + "];");
+    }
+    for (const auto& [p, offset] : shared) {
+      const Param& prm = m_k.params[p];
+      std::string ct = c_type_of(prm.dtype);
+      std::string n = param_name(p);
+      if (m_flavor == Flavor::cuda) {
+        // Static shared memory, left uninitialized as CUDA's __shared__ variables are.
+        out().line("[[clang::loader_uninitialized]] static __attribute__((address_space(3))) " +
+                   ct + " " + n + "_storage[" + std::to_string(prm.shared_elements()) + "];");
+        out().line(ct + "* const " + n + " = (" + ct + "*)" + n + "_storage;");
+      } else {
+        out().line(ct + "* const " + n + " = reinterpret_cast<" + ct + "*>(shared_ + " +
+                   std::to_string(offset) + ");");
+      }
+    }
     for (int32_t p : u.params) {
       const Param& prm = m_k.params[p];
       std::string ct = c_type_of(prm.dtype);
+      if (prm.kind == Param::Kind::shared) {
+        continue;
+      }
       if (prm.kind == Param::Kind::scalar) {
-        m_out.line("const " + ct + " " + param_name(p) + " = qd::arg_scalar<" + ct + ">(ctx, " +
+        out().line("const " + ct + " " + param_name(p) + " = qd::arg_scalar<" + ct + ">(ctx, " +
                    std::to_string(prm.slot) + ");");
       } else {
-        m_out.line(ct + "* const " + param_name(p) + " = qd::array_data<" + ct +
+        out().line(ct + "* const " + param_name(p) + " = qd::array_data<" + ct +
                    ">(qd::arg_array(ctx, " + std::to_string(prm.slot) + "));");
       }
     }
     for (const auto& [p, axis] : u.shapes) {
-      m_out.line("const i32 " + param_name(p) + "_shape" + std::to_string(axis) +
+      out().line("const i32 " + param_name(p) + "_shape" + std::to_string(axis) +
                  " = (i32)qd::arg_array(ctx, " + std::to_string(m_k.params[p].slot) + ")->shape[" +
                  std::to_string(axis) + "];");
     }
@@ -463,7 +658,7 @@ private:
       std::string ct = c_type_of(m_k.vars[v].type);
       bool written = !read_only && u.written.count(v) != 0;
       // Values only read here are copied once; written ones are references into the buffer.
-      m_out.line((written ? ct + "& " : "const " + ct + " ") + name(v) + " = *qd::temp<" + ct +
+      out().line((written ? ct + "& " : "const " + ct + " ") + name(v) + " = *qd::temp<" + ct +
                  ">(ctx, " + std::to_string(off) + ");");
     }
   }
@@ -472,7 +667,7 @@ private:
 
   void comment(const Stmt& s) {
     if (!s.text.empty() && s.text != m_last_comment) {
-      m_out.line("// " + s.text);
+      out().line("// " + s.text);
       m_last_comment = s.text;
     }
   }
@@ -491,13 +686,13 @@ private:
     comment(s);
     switch (s.kind) {
       case StmtKind::assign: {
-        std::string ct = c_type_of(m_k.vars[s.var].type);
         bool decl = s.decl && !is_temp(s.var);
-        m_out.line((decl ? ct + " " : "") + name(s.var) + " = " + ex(s.value) + ";");
+        out().line((decl ? decl_type(m_k.vars[s.var].type) : "") + name(s.var) + " = " +
+                   ex(s.value) + ";");
         return;
       }
       case StmtKind::store:
-        m_out.line(element(s.array, s.index) + " = " + ex(s.value) + ";");
+        out().line(element(s.array, s.index) + " = " + ex(s.value) + ";");
         return;
       case StmtKind::atomic: {
         DType t = s.target_var >= 0 ? m_k.vars[s.target_var].type : m_k.params[s.array].dtype;
@@ -508,21 +703,21 @@ private:
         }
         bool real = m_range && (s.target_var < 0 || is_temp(s.target_var)) &&
                     !(s.target_var >= 0 && m_private.count(s.target_var) != 0);
-        std::string result = s.var >= 0 ? ct + " " + name(s.var) + " = " : "";
+        std::string result = s.var >= 0 ? decl_type(t) + name(s.var) + " = " : "";
         std::string expected = s.expected != nullptr ? ex(s.expected) + ", " : "";
         if (real) {
-          m_out.line(result + "qd::atomic_" + name_of(s.op) + "(&" + target + ", " + expected +
+          out().line(result + "qd::atomic_" + name_of(s.op) + "(&" + target + ", " + expected +
                      ex(s.value) + ");");
           return;
         }
         // Thread-private or serial: a plain read-modify-write.
         if (s.var >= 0) {
-          m_out.line(result + target + ";");
+          out().line(result + target + ";");
         }
         std::string v = ex(s.value);
         if (s.op == AtomicOp::cas) {
           std::string old = s.var >= 0 ? name(s.var) : target;
-          m_out.line("if (" + old + " == " + ex(s.expected) + ") " + target + " = " + v + ";");
+          out().line("if (" + old + " == " + ex(s.expected) + ") " + target + " = " + v + ";");
           return;
         }
         std::string updated;
@@ -538,52 +733,63 @@ private:
           case AtomicOp::exchange: updated = v; break;
           case AtomicOp::cas: break;  // above
         }
-        m_out.line(target + " = " + updated + ";");
+        out().line(target + " = " + updated + ";");
         return;
       }
       case StmtKind::if_:
-        m_out.open("if (" + ex(s.cond) + ") {");
+        out().open("if (" + ex(s.cond) + ") {");
         block(s.then_body);
         if (!s.else_body.empty()) {
-          m_out.reopen("} else {");
+          out().reopen("} else {");
           block(s.else_body);
         }
-        m_out.close();
+        out().close();
         return;
       case StmtKind::while_:
-        m_out.open("while (true) {");
+        out().open("while (true) {");
+        ++m_depth;
         block(s.body);
-        m_out.close();
+        --m_depth;
+        out().close();
         return;
       case StmtKind::range_for: {
         std::string ct = c_type_of(m_k.vars[s.var].type);
-        std::string end = "end_" + name(s.var);
-        m_out.open("{");
-        m_out.line("const " + ct + " " + end + " = " + ex(s.end) + ";");
+        out().open("{");
+        std::string end = local(ct, "end_" + base_name(s.var), ex(s.end), true);
         nd_bounds(s);
-        m_out.open("for (" + ct + " " + name(s.var) + " = " + ex(s.begin) + "; " + name(s.var) +
-                   " < " + end + "; ++" + name(s.var) + ") {");
+        out().open("for (" + decl_type(m_k.vars[s.var].type) + name(s.var) + " = " + ex(s.begin) +
+                   "; " + name(s.var) + " < " + end + "; ++" + name(s.var) + ") {");
         if (!s.nd_vars.empty()) {
           loop_index(s, name(s.var));
         }
+        ++m_depth;
         block(s.body);
-        m_out.close();
-        m_out.close();
+        --m_depth;
+        out().close();
+        out().close();
         return;
       }
-      case StmtKind::break_: m_out.line("break;"); return;
-      case StmtKind::continue_: m_out.line("continue;"); return;
+      case StmtKind::break_:
+      case StmtKind::continue_:
+        if (m_cpu_block && m_depth == 0) {
+          // `continue` in the parallel loop's body: this thread's iteration is done.
+          out().line("F_.wait_ = qd::k_exited;");
+          out().line("goto qd_yield_;");
+          return;
+        }
+        out().line(s.kind == StmtKind::break_ ? "break;" : "continue;");
+        return;
       case StmtKind::ret: {
         std::string ct = c_type_of(s.value->type);
-        m_out.line("*qd::result<" + ct + ">(ctx) = " + ex(s.value) + ";");
-        m_out.line("return;");
+        out().line("*qd::result<" + ct + ">(ctx) = " + ex(s.value) + ";");
+        out().line("return;");
         return;
       }
       case StmtKind::random: {
         DType t = m_k.vars[s.var].type;
         bool decl = s.decl && !is_temp(s.var);
-        m_out.line((decl ? std::string(c_type_of(t)) + " " : std::string()) + name(s.var) +
-                   " = qd::rand_" + std::string(name_of(t)) + "(ctx);");
+        out().line((decl ? decl_type(t) : std::string()) + name(s.var) + " = qd::rand_" +
+                   std::string(name_of(t)) + "(ctx);");
         return;
       }
       case StmtKind::print: {
@@ -591,14 +797,44 @@ private:
         for (const Expr* a : s.args) {
           call += ", " + print_arg(a);
         }
-        m_out.line(call + ");");
+        out().line(call + ");");
         return;
       }
+      case StmtKind::barrier: barrier(s.fence); return;
       case StmtKind::graph_loop:
         // Offload splits graph loops into tasks and their loop ends; none reaches a task.
-        m_out.line("#error \"a graph loop inside a task\"");
+        out().line("#error \"a graph loop inside a task\"");
         return;
     }
+  }
+
+  // qd.simt's barriers and fences. CUDA: the hardware's. A CPU block task: the thread stops here
+  // (its frame says where it resumes and what it waits for) and returns to the scheduler. A
+  // serial task is one thread: barriers are nothing to wait for.
+  void barrier(Fence f) {
+    bool sync = f == Fence::block_sync || f == Fence::warp_sync;
+    if (m_flavor == Flavor::cuda) {
+      if (sync && !m_block && m_range) {
+        out().line("#error \"a barrier outside a block task\"");
+        return;
+      }
+      out().line(std::string("qd::") + name_of(f) + "();");
+      return;
+    }
+    if (!sync) {
+      out().line(std::string("qd::") + name_of(f) + "();");
+      return;
+    }
+    if (!m_cpu_block) {
+      out().line(std::string("// ") + name_of(f) + ": one thread");
+      return;
+    }
+    std::string k = std::to_string(m_next_state++);
+    out().line("F_.state_ = " + k + ";");
+    out().line(std::string("F_.wait_ = ") +
+               (f == Fence::block_sync ? "qd::k_at_block_sync;" : "qd::k_at_warp_sync;"));
+    out().line("goto qd_yield_;");
+    out().line("case " + k + ":;");
   }
 
   // A print argument as C's default argument promotions pass it (a float as a double, narrow
@@ -655,17 +891,30 @@ private:
       case ExprKind::cast: return "(" + ct + ")" + ex(e->a);
       case ExprKind::bit_cast: return "__builtin_bit_cast(" + ct + ", " + ex(e->a) + ")";
       case ExprKind::select: return "(" + ex(e->a) + " ? " + ex(e->b) + " : " + ex(e->c) + ")";
+      case ExprKind::thread_idx:
+        if (m_flavor == Flavor::cuda) {
+          return "qd::block_thread_idx()";
+        }
+        return m_cpu_block ? "t_" : "0";  // a serial task is a block of one thread
     }
     return "0";
   }
 
   const Kernel& m_k;
-  Emitter& m_out;
+  Emitter* m_out;  // where lines go (a CPU block task writes its threads' body apart first)
+  // A CPU block task's thread body (cpu_block_task): locals are members of the thread's frame.
+  bool m_cpu_block = false;
+  std::vector<std::pair<std::string, std::string>> m_frame;  // (C type, name) beyond the vars
+  std::map<std::string, std::string> m_refs;  // a local's name -> how the code refers to it
+  int32_t m_next_state = 0;                   // the next barrier's resume point
+  int32_t m_depth = 0;  // loops of the task's body around the statement being written
+  bool m_block = false;                       // the task is a block task (CPU or CUDA)
   Flavor m_flavor = Flavor::cpu;
   bool m_range = false;
   std::map<int32_t, std::string> m_names;
   std::map<int32_t, std::pair<std::string, AtomicOp>> m_private;  // var -> (local name, op class)
   int32_t m_next = 0;
+  uint64_t shared_bytes_ = 0;  // the shared arrays' bytes of the task being written
   std::string m_last_comment;
 };
 

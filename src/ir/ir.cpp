@@ -29,6 +29,20 @@ const char* name_of(AtomicOp op) {
   return k_names[static_cast<int>(op)];
 }
 
+const char* name_of(Fence f) {
+  static constexpr const char* k_names[] = {"block_sync", "warp_sync", "block_fence",
+                                            "grid_fence"};
+  return k_names[static_cast<int>(f)];
+}
+
+int64_t Param::shared_elements() const {
+  int64_t n = element_count();
+  for (int64_t d : field_shape) {
+    n *= d;
+  }
+  return n;
+}
+
 int32_t Param::element_count() const {
   int32_t n = 1;
   for (int32_t d : element_shape) {
@@ -196,6 +210,13 @@ const Expr* Kernel::select(const Expr* c, const Expr* a, const Expr* b) {
   e.a = c;
   e.b = a;
   e.c = b;
+  return &e;
+}
+
+const Expr* Kernel::thread_idx() {
+  Expr& e = m_exprs.emplace_back();
+  e.kind = ExprKind::thread_idx;
+  e.type = DType::i32;
   return &e;
 }
 

@@ -31,7 +31,8 @@ enum class ExprKind : uint8_t {
   binary,
   cast,
   bit_cast,
-  select
+  select,
+  thread_idx,  // i32: the thread's index in its block (qd.simt.block.thread_idx(); block tasks)
 };
 
 enum class UnOp : uint8_t {
@@ -122,7 +123,14 @@ enum class StmtKind : uint8_t {
   // or directly in another one's body; `array` is the condition (a 0-dim i32 ndarray). Offload
   // turns it into the loop ends of the tasks (Task::loop_ends) the runtime repeats.
   graph_loop,
+  // qd.simt synchronization (`fence`): a block barrier (block.sync), a warp barrier (warp.sync /
+  // subgroup.sync) or a memory fence (block.mem_fence, grid.mem_fence). A range task holding a
+  // barrier runs as a block task (docs/compiler.md "Block tasks").
+  barrier,
 };
+
+enum class Fence : uint8_t { block_sync, warp_sync, block_fence, grid_fence };
+const char* name_of(Fence f);
 
 // exchange: old = target; target = value. cas: old = target; if old == expected: target = value.
 enum class AtomicOp : uint8_t { add, sub, mul, min, max, bit_and, bit_or, bit_xor, exchange, cas };
@@ -141,6 +149,7 @@ struct Stmt {
   int32_t array = -1;       // store / atomic on an array element: the parameter
   int32_t target_var = -1;  // atomic on a variable
   AtomicOp op = AtomicOp::add;
+  Fence fence = Fence::block_sync;  // barrier
   const Expr* index = nullptr;  // store / atomic: flat element index (i64)
   const Expr* value = nullptr;
   const Expr* expected = nullptr;  // atomic cas: the value the target must hold
@@ -171,7 +180,9 @@ struct Var {
 };
 
 struct Param {
-  enum class Kind : uint8_t { scalar, ndarray, template_ };
+  // shared: a qd.simt.block.SharedArray, one per thread block, declared in the kernel (not an
+  // argument: slot -1); a C-contiguous `field` of field_shape (element_shape for vector dtypes).
+  enum class Kind : uint8_t { scalar, ndarray, template_, shared };
   std::string name;
   Kind kind = Kind::scalar;
   DType dtype = DType::i32;
@@ -193,6 +204,8 @@ struct Param {
   std::vector<int64_t> field_strides;
   bool field_contiguous() const;  // field_strides are the C-contiguous ones
   int32_t element_count() const;
+  bool is_array() const { return kind == Kind::ndarray || kind == Kind::shared; }
+  int64_t shared_elements() const;  // shared: the element count (field_shape x element_shape)
 };
 
 // A graph loop (StmtKind::graph_loop) that ends after a task: while the condition parameter's
@@ -238,6 +251,7 @@ struct Kernel {
   const Expr* cast(DType t, const Expr* a);  // no node when the type already matches
   const Expr* bit_cast(DType t, const Expr* a);
   const Expr* select(const Expr* c, const Expr* a, const Expr* b);
+  const Expr* thread_idx();
   Stmt* stmt(StmtKind kind, int32_t line);
   int32_t new_var(std::string name, DType t);
   // Reorders `params`: the parameter that was `old` becomes `new_of_old[old]` (a permutation),

@@ -106,6 +106,7 @@ void print_stmt(const Kernel& k, const Stmt* s, int indent, std::string& out) {
       line(out, indent, "while true:", s);
       print_block(k, s->body, indent + 1, out);
       return;
+    case StmtKind::barrier: line(out, indent, std::string("barrier ") + name_of(s->fence), s); return;
     case StmtKind::graph_loop:
       line(out, indent, "graph do:", s);
       print_block(k, s->body, indent + 1, out);
@@ -168,6 +169,7 @@ std::string print_expr(const Kernel& k, const Expr* e) {
     case ExprKind::select:
       return "select(" + print_expr(k, e->a) + ", " + print_expr(k, e->b) + ", " +
              print_expr(k, e->c) + ")";
+    case ExprKind::thread_idx: return "thread_idx";
   }
   return "?";
 }

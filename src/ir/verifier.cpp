@@ -24,6 +24,7 @@ struct Verifier {
     auto ctx = [&]() { return " in " + print_expr(k, e); };
     switch (e->kind) {
       case ExprKind::constant: return true;
+      case ExprKind::thread_idx: return e->type == DType::i32 || bad("thread_idx type" + ctx());
       case ExprKind::var:
         if (e->index < 0 || e->index >= static_cast<int32_t>(k.vars.size())) {
           return bad("variable out of range" + ctx());
@@ -38,7 +39,8 @@ struct Verifier {
       case ExprKind::shape:
       case ExprKind::load: {
         if (e->index < 0 || e->index >= static_cast<int32_t>(k.params.size()) ||
-            k.params[e->index].kind != Param::Kind::ndarray) {
+            !k.params[e->index].is_array() ||
+            (e->kind == ExprKind::shape && k.params[e->index].kind != Param::Kind::ndarray)) {
           return bad("array access to a non-array parameter" + ctx());
         }
         if (e->kind == ExprKind::shape) {
@@ -102,21 +104,27 @@ struct Verifier {
     return true;
   }
 
+  bool array_ok(int32_t p) {
+    return (p >= 0 && p < static_cast<int32_t>(k.params.size()) && k.params[p].is_array()) ||
+           bad("a store or atomic on a non-array parameter");
+  }
+
   bool stmt(const Stmt& s, int loops, bool root) {
     std::string at = " (line " + std::to_string(s.line) + ")";
     switch (s.kind) {
       case StmtKind::assign:
         return var_ok(s.var) && expr(s.value) &&
                (s.value->type == k.vars[s.var].type || bad("assignment type mismatch" + at));
+      case StmtKind::barrier: return true;
       case StmtKind::store:
-        return expr(s.index) && expr(s.value) && s.index->type == DType::i64 &&
+        return array_ok(s.array) && expr(s.index) && expr(s.value) && s.index->type == DType::i64 &&
                (s.value->type == k.params[s.array].dtype || bad("store type mismatch" + at));
       case StmtKind::atomic: {
         if (!expr(s.value)) {
           return false;
         }
         DType t = s.target_var >= 0 ? k.vars[s.target_var].type : k.params[s.array].dtype;
-        if (s.target_var < 0 && !expr(s.index)) {
+        if (s.target_var < 0 && (!array_ok(s.array) || !expr(s.index))) {
           return false;
         }
         if (s.var >= 0 && k.vars[s.var].type != t) {

@@ -141,6 +141,10 @@ def run_oracle_worker(python, names):
 
 
 def oracle(cases, python, record):
+    for case in cases:
+        if case.get("gpu_only"):
+            print(f"GPU {case['name']}: {case['gpu_only']}")
+    cases = [c for c in cases if not c.get("gpu_only")]
     try:
         results = run_oracle_worker(python, [c["name"] for c in cases])
     except OracleUnavailable as e:

@@ -99,6 +99,70 @@ inline i64 thread_stride() {
 }
 #endif
 
+// --- thread blocks (qd.simt; docs/compiler.md "Block tasks") ----------------------------------
+// CUDA: the hardware's barriers and fences. CPU: a block task runs its block's threads in one
+// pass each up to their next barrier (a state machine the code generator writes: the thread's
+// locals live in its frame, `state_` is where it resumes, `wait_` what it waits for), and
+// block_release lets them go on once every live thread of the block (block_sync) or of its warp
+// (warp_sync) waits at the same barrier; threads that reach different barriers are the
+// undefined behaviour CUDA deadlocks on, and trap here.
+#if defined(__NVPTX__)
+inline void block_sync() { __nvvm_barrier_sync(0); }
+inline void warp_sync() { __nvvm_bar_warp_sync(0xffffffffu); }
+inline void block_fence() { __nvvm_membar_cta(); }
+inline void grid_fence() { __nvvm_membar_gl(); }
+inline i32 block_thread_idx() { return static_cast<i32>(__nvvm_read_ptx_sreg_tid_x()); }
+#else
+inline void block_fence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void grid_fence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+enum : i32 { k_running = 0, k_at_block_sync = 1, k_at_warp_sync = 2, k_exited = 3 };
+inline i64 block_count(i64 extent, i64 block_dim) { return (extent + block_dim - 1) / block_dim; }
+// After a pass over the block's `n` threads: true when some waited at a barrier they may now
+// pass (they are running again), false when every thread has exited.
+template <class F> inline bool block_release(F* f, i32 n) {
+  bool released = false;
+  for (i32 w = 0; w < n; w += 32) {  // warps whose live lanes all wait at one warp barrier
+    i32 end = w + 32 < n ? w + 32 : n;
+    i32 state = -1;
+    bool all = true;
+    bool any = false;
+    for (i32 t = w; t < end && all; ++t) {
+      if (f[t].wait_ == k_exited) {
+        continue;
+      }
+      all = f[t].wait_ == k_at_warp_sync && (state < 0 || f[t].state_ == state);
+      state = f[t].state_;
+      any = true;
+    }
+    if (all && any) {
+      for (i32 t = w; t < end; ++t) {
+        f[t].wait_ = f[t].wait_ == k_exited ? k_exited : k_running;
+      }
+      released = true;
+    }
+  }
+  if (released) {
+    return true;
+  }
+  i32 state = -1;
+  bool any = false;
+  for (i32 t = 0; t < n; ++t) {
+    if (f[t].wait_ == k_exited) {
+      continue;
+    }
+    if (f[t].wait_ != k_at_block_sync || (state >= 0 && f[t].state_ != state)) {
+      __builtin_trap();  // the block's threads wait at different barriers (a CUDA deadlock)
+    }
+    state = f[t].state_;
+    any = true;
+  }
+  for (i32 t = 0; t < n && any; ++t) {
+    f[t].wait_ = f[t].wait_ == k_exited ? k_exited : k_running;
+  }
+  return any;
+}
+#endif
+
 // --- math ------------------------------------------------------------------------------------
 // x86-64: compiler builtins (transcendental ones become libm calls). NVPTX: CUDA's libdevice
 // (__nv_*, linked by the backend), since LLVM has no NVPTX libcalls for them; sqrt, floor, ceil,

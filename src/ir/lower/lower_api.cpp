@@ -25,8 +25,9 @@ constexpr OutOfReach k_out_of_reach[] = {
      "autodiff is not supported in compiled kernels (qdbuild builds forward kernels only: no "
      "gradients, tapes, grad_replaced / grad_for); run gradient kernels under Quadrants"},
     {{"simt", "simt.*"},
-     "SIMT warp, block, subgroup and shared-memory intrinsics are not supported in compiled "
-     "kernels (qdbuild's tasks have no warp or block scope)"},
+     "this SIMT operation is not supported in compiled kernels yet (compiled: "
+     "qd.simt.block.sync / mem_fence / thread_idx / SharedArray, qd.simt.grid.mem_fence, "
+     "qd.simt.warp.sync, qd.simt.subgroup.sync / invocation_id)"},
     {{"graph.do_while", "graph_do_while"},
      "qd.graph.do_while() is only the test of a while loop in a graph kernel (`while "
      "qd.graph.do_while(flag):`)"},
@@ -75,6 +76,11 @@ Val Lowerer::call_api(const std::string& path, const ast::Call* c, std::vector<V
   if (path == "lang.impl.get_runtime" && args.empty()) {
     // qd.lang.impl.get_runtime(): its default_fp / default_ip are the build's (api_constant).
     return Val::of_api("lang.impl.get_runtime()");
+  }
+ if (path.starts_with("simt.")) {
+    if (std::optional<Val> v = call_simt(path, c, args)) {
+      return *v;
+    }
   }
   reject_out_of_reach(path, pos);
   if (path == "svd" || path == "math.svd") {

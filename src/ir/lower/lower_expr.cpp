@@ -333,7 +333,9 @@ const Expr* Lowerer::array_index(int32_t param, const std::vector<Val>& indices,
       flat = i;
     } else {
       const Expr* extent =
-          m_kernel->cast(DType::i64, m_kernel->shape(param, static_cast<int32_t>(k)));
+          p.kind == Param::Kind::shared
+              ? m_kernel->constant_int(DType::i64, p.field_shape[k])
+              : m_kernel->cast(DType::i64, m_kernel->shape(param, static_cast<int32_t>(k)));
       flat = m_kernel->binary(BinOp::add, DType::i64,
                               m_kernel->binary(BinOp::mul, DType::i64, flat, extent), i);
     }

@@ -159,7 +159,7 @@ void Lowerer::finish_params() {
   }
   int32_t slot = 0;
   for (Param& p : m_kernel->params) {
-    p.slot = p.kind == Param::Kind::template_ ? -1 : slot++;
+    p.slot = p.kind == Param::Kind::template_ || p.kind == Param::Kind::shared ? -1 : slot++;
   }
 }
 

@@ -268,6 +268,10 @@ private:
   Val min_max(bool is_max, std::vector<Val>& args, const ast::Pos& pos);
   const ast::Expr* keyword(const ast::Call* c, std::string_view name);
   Val random_value(const ast::Call* c, std::vector<Val>& args);  // qd.random(dtype)
+  // qd.simt.* (lower_simt.cpp): nullopt for a path it does not know
+  std::optional<Val> call_simt(const std::string& path, const ast::Call* c, std::vector<Val>& args);
+  Val shared_array(const ast::Call* c, std::vector<Val>& args);
+  bool in_parallel_loop() const;
   // A recorded scalar: the def a "module:qualname" string names (a func held as a value), else
   // the Python value.
   Val scalar_or_func(const sema::Value& s);
@@ -355,6 +359,8 @@ private:
   Jump m_jump = Jump::none;
   bool m_pending_serialize = false;
   int64_t m_pending_block_dim = 0;  // qd.loop_config(block_dim=N) for the next loop
+  int32_t m_shared_count = 0;       // qd.simt.block.SharedArray params made so far
+  int64_t m_shared_bytes = 0;       // and their bytes per block
   DType m_default_ip = DType::i32;
   DType m_default_fp = DType::f32;
   int32_t m_inline_depth = 0;

@@ -2,7 +2,7 @@
 typed semantics of docs/language.md (the reference executor of the differential tests,
 tests/diff). Put tests/reference first on sys.path so `import quadrants as qd` finds it."""
 
-from . import graph, lang, math, random_numbers, types  # noqa: F401
+from . import graph, lang, math, random_numbers, simt, types  # noqa: F401
 from .atomics import (atomic_add, atomic_and, atomic_cas, atomic_exchange, atomic_max,  # noqa: F401
                       atomic_min, atomic_mul, atomic_or, atomic_sub, atomic_xor)
 from .dtypes import f16, f32, f64, i8, i16, i32, i64, u1, u8, u16, u32, u64  # noqa: F401
@@ -35,10 +35,12 @@ def init(arch=None, random_seed=0, **_options):
 
 class LoopConfig:
     """What qd.loop_config(...) says about the next loop: serialize=True makes a top-level loop
-    serial (so `break` is allowed in it); the other hints have no effect here."""
+    serial (so `break` is allowed in it); block_dim=B runs a top-level loop as thread blocks of B
+    (simt.py); the other hints have no effect here."""
 
-    def __init__(self, serialize=False, **_options):
+    def __init__(self, serialize=False, block_dim=None, **_options):
         self.serialize = bool(serialize)
+        self.block_dim = block_dim
 
 
 def loop_config(**options):

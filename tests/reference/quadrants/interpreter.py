@@ -7,9 +7,10 @@ expressions.py.
 """
 
 import ast
+import copy
 
 from . import dtypes as dt
-from . import graph, random_numbers
+from . import graph, random_numbers, simt
 from .atomics import ATOMIC_AUG_OPS, atomic_rmw
 from .expressions import ExpressionEvaluator, is_static_call
 from .lvalues import coerce
@@ -286,10 +287,44 @@ class Interpreter(ExpressionEvaluator):
         if not grouped and len(names) != len(axes):
             raise TypeError(f"{len(names)} loop targets for {len(axes)} loop axes")
         self.ctx.loop_depth += 1
+        block_dim = config.block_dim if config is not None and top_level else None
+        simt._tls.in_loop = getattr(simt._tls, "in_loop", 0) + (1 if top_level else 0)
         try:
-            self.run_loop(node, it, names, axes, grouped, top_level)
+            if block_dim:
+                self.run_blocks(node, it, names, axes, grouped, block_dim)
+            else:
+                self.run_loop(node, it, names, axes, grouped, top_level)
         finally:
             self.ctx.loop_depth -= 1
+            simt._tls.in_loop -= 1 if top_level else 0
+
+    def run_blocks(self, node, it, names, axes, grouped, block_dim):
+        """A top-level loop as thread blocks of block_dim iterations (simt.py): each thread runs
+        its iteration on its own copy of the interpreter's scopes and context."""
+        indices = list(iterate(axes, order_of(it)))
+        for first in range(0, len(indices), block_dim):
+            chunk = indices[first:first + block_dim]
+
+            def thread(t, chunk=chunk):
+                sub = copy.copy(self)
+                sub.ctx = copy.copy(self.ctx)
+                sub.scopes = list(self.scopes)
+                idx = chunk[t]
+                if grouped:
+                    bound = {names[0]: Tensor(dt.i32, (len(idx),), idx)}
+                else:
+                    bound = {n: Scalar(dt.i32, i) for n, i in zip(names, idx)}
+                bound = Scope(bound)
+                bound.fixed.update(bound)
+                sub.scopes.append(bound)
+                try:
+                    sub.run_block(node.body)
+                except ContinueSignal:
+                    pass
+                except BreakSignal:
+                    raise SyntaxError("Cannot break in the outermost loop")
+
+            simt.run_block(len(chunk), thread)
 
     def run_loop(self, node, it, names, axes, grouped, top_level):
         for idx in iterate(axes, order_of(it)):

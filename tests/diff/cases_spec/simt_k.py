@@ -1,0 +1,108 @@
+"""Cases for cases/simt_k.py: thread blocks in lockstep between barriers (see its docstring).
+Real Quadrants refuses qd.simt on the CPU (gpu_only); the expected values are computed here."""
+
+GPU_ONLY = "real Quadrants runs qd.simt only on GPUs (the oracle runs on the CPU)"
+
+
+def arr(dtype, shape, init=None):
+    return {"array": dtype, "shape": shape, "init": init}
+
+
+def _reverse(n):
+    x = [(7 * i) % 23 - 5 for i in range(n)]
+    return [x[(i // 32) * 32 + 31 - i % 32] * 3 + 31 - i % 32 for i in range(n)]
+
+
+def _scan(n):
+    x = [(5 * i) % 11 - 3 for i in range(n)]
+    out = []
+    for b in range(0, n, 32):
+        s = 0
+        for v in x[b:b + 32]:
+            s += v
+            out.append(s)
+    return out
+
+
+def _hist(n):
+    x = [(3 * i + i // 5) % 13 for i in range(n)]
+    hist, ring = [], []
+    for b in range(0, n, 16):
+        blk = x[b:b + 16]
+        hist += [sum(1 for v in blk if v % 8 == k) for k in range(8)]
+        ring += [blk[t] + blk[(t + 1) % 16] for t in range(16)]
+    return hist, ring
+
+
+def _staging():
+    x = [float((k * 3) % 7) - 2.0 for k in range(4 * 16)]
+    n_valid = [5, 0, 16, 3]
+    out = []
+    for row, n in enumerate(n_valid):
+        for t in range(4):
+            out.append(sum(x[row * 16 + k] for k in range(n)) * (t + 1) if n > 0 else -1.0)
+    return x, n_valid, out
+
+
+def _warp(n):
+    x = [(11 * i) % 17 for i in range(n)]
+    out = []
+    for i in range(n):
+        b, t = (i // 64) * 64, i % 64
+        s = (t & ~31) | ((t + 2) & 31)
+        out.append(x[b + (s ^ 1)] * 10 + (t % 32) * 1000)
+    return out
+
+
+def _partial(n):
+    y, z = [], []
+    for i in range(n):
+        t = i % 16
+        if t % 2 == 1:
+            y.append(0)
+            z.append(0)
+        else:
+            y.append(t)
+            z.append(i + 1 if i + 1 < n else -7)
+    return y, z
+
+
+_X, _NV, _OUT = _staging()
+
+CASES = [
+    {"name": "simt_block_reverse", "kernel": "simt_k:block_reverse",
+     "args": [arr("i32", (96,), lambda i: (7 * i) % 23 - 5), arr("i32", (96,))],
+     "outputs": [1], "expected": {1: _reverse(96)}, "gpu_only": GPU_ONLY},
+    {"name": "simt_block_tree_sum", "kernel": "simt_k:block_tree_sum",
+     "args": [arr("f32", (192,), lambda i: float(i % 9) - 3.5), arr("f32", (3,))],
+     "outputs": [1],
+     "expected": {1: [sum(float(i % 9) - 3.5 for i in range(b, b + 64)) for b in (0, 64, 128)]},
+     "gpu_only": GPU_ONLY},
+    {"name": "simt_block_scan", "kernel": "simt_k:block_scan",
+     "args": [arr("i32", (64,), lambda i: (5 * i) % 11 - 3), arr("i32", (64,))],
+     "outputs": [1], "expected": {1: _scan(64)}, "gpu_only": GPU_ONLY},
+    {"name": "simt_block_hist", "kernel": "simt_k:block_hist",
+     "args": [arr("i32", (48,), lambda i: (3 * i + i // 5) % 13), arr("i32", (24,)),
+              arr("i32", (48,))],
+     "outputs": [1, 2], "expected": {1: _hist(48)[0], 2: _hist(48)[1]}, "gpu_only": GPU_ONLY},
+    {"name": "simt_block_vectors", "kernel": "simt_k:block_vectors",
+     "args": [arr("f32", (16, 3), lambda k: float(k % 5) - 1.5), arr("f32", (16, 3))],
+     "outputs": [1],
+     "expected": {1: [2.0 * (float(((i // 8) * 8 + 7 - i % 8) * 3 + c) % 5 - 1.5) +
+                      2.0 * (float((i * 3 + c) % 5) - 1.5)
+                      for i in range(16) for c in range(3)]},
+     "gpu_only": GPU_ONLY},
+    {"name": "simt_chunked_staging", "kernel": "simt_k:chunked_staging",
+     "args": [arr("f32", (64,), _X), arr("i32", (4,), _NV), arr("f32", (16,))],
+     "outputs": [2], "expected": {2: _OUT}, "gpu_only": GPU_ONLY},
+    {"name": "simt_warp_lanes", "kernel": "simt_k:warp_lanes",
+     "args": [arr("i32", (128,), lambda i: (11 * i) % 17), arr("i32", (128,))],
+     "outputs": [1], "expected": {1: _warp(128)}, "gpu_only": GPU_ONLY},
+    {"name": "simt_partial_block", "kernel": "simt_k:partial_block",
+     "args": [arr("i32", (40,)), arr("i32", (40,))],
+     "outputs": [0, 1], "expected": {0: _partial(40)[0], 1: _partial(40)[1]},
+     "gpu_only": GPU_ONLY},
+    {"name": "simt_fences", "kernel": "simt_k:fences",
+     "args": [arr("i32", (5,), lambda i: i * 3)], "outputs": [0],
+     "expected": {0: [(i * 3 + 1) * 2 for i in range(5)]}, "gpu_only": GPU_ONLY},
+]
