@@ -382,8 +382,7 @@ private:
       out().line(ct + " " + n + ";");
     }
     out().close("};");
-    out().open("QD_TASK void " + sym +
-               "(const qdrt_launch_context* ctx, i64 first_, i64 last_) {");
+    out().open("QD_TASK void " + sym + "(const qdrt_launch_context* ctx, i64 first_, i64 last_) {");
     out().lines(prologue.text());
     out().line(frame + " frames_[" + bd + "];");
     out().open("for (i64 blk_ = first_; blk_ < last_; ++blk_) {");
@@ -907,8 +906,8 @@ private:
   std::vector<std::pair<std::string, std::string>> m_frame;  // (C type, name) beyond the vars
   std::map<std::string, std::string> m_refs;  // a local's name -> how the code refers to it
   int32_t m_next_state = 0;                   // the next barrier's resume point
-  int32_t m_depth = 0;  // loops of the task's body around the statement being written
-  bool m_block = false;                       // the task is a block task (CPU or CUDA)
+  int32_t m_depth = 0;   // loops of the task's body around the statement being written
+  bool m_block = false;  // the task is a block task (CPU or CUDA)
   Flavor m_flavor = Flavor::cpu;
   bool m_range = false;
   std::map<int32_t, std::string> m_names;

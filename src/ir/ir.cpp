@@ -30,8 +30,7 @@ const char* name_of(AtomicOp op) {
 }
 
 const char* name_of(Fence f) {
-  static constexpr const char* k_names[] = {"block_sync", "warp_sync", "block_fence",
-                                            "grid_fence"};
+  static constexpr const char* k_names[] = {"block_sync", "warp_sync", "block_fence", "grid_fence"};
   return k_names[static_cast<int>(f)];
 }
 

@@ -150,7 +150,7 @@ struct Stmt {
   int32_t target_var = -1;  // atomic on a variable
   AtomicOp op = AtomicOp::add;
   Fence fence = Fence::block_sync;  // barrier
-  const Expr* index = nullptr;  // store / atomic: flat element index (i64)
+  const Expr* index = nullptr;      // store / atomic: flat element index (i64)
   const Expr* value = nullptr;
   const Expr* expected = nullptr;  // atomic cas: the value the target must hold
   const Expr* cond = nullptr;

@@ -106,7 +106,9 @@ void print_stmt(const Kernel& k, const Stmt* s, int indent, std::string& out) {
       line(out, indent, "while true:", s);
       print_block(k, s->body, indent + 1, out);
       return;
-    case StmtKind::barrier: line(out, indent, std::string("barrier ") + name_of(s->fence), s); return;
+    case StmtKind::barrier:
+      line(out, indent, std::string("barrier ") + name_of(s->fence), s);
+      return;
     case StmtKind::graph_loop:
       line(out, indent, "graph do:", s);
       print_block(k, s->body, indent + 1, out);

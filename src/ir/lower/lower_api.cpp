@@ -77,7 +77,7 @@ Val Lowerer::call_api(const std::string& path, const ast::Call* c, std::vector<V
     // qd.lang.impl.get_runtime(): its default_fp / default_ip are the build's (api_constant).
     return Val::of_api("lang.impl.get_runtime()");
   }
- if (path.starts_with("simt.")) {
+  if (path.starts_with("simt.")) {
     if (std::optional<Val> v = call_simt(path, c, args)) {
       return *v;
     }

@@ -144,12 +144,14 @@ Val Lowerer::shared_array(const ast::Call* c, std::vector<Val>& args) {
     }
   } else {
     type_error(pos, "qd.simt.block.SharedArray's dtype must be a scalar, vector or matrix type, "
-                    "got " + dt.describe());
+                    "got " +
+                        dt.describe());
   }
   p.ndim = static_cast<int32_t>(p.field_shape.size());
   int64_t bytes = byte_size(p.dtype) * p.element_count();
   for (int64_t d : p.field_shape) {
-    bytes = d > k_max_shared_bytes || bytes > k_max_shared_bytes ? k_max_shared_bytes + 1 : bytes * d;
+    bytes =
+        d > k_max_shared_bytes || bytes > k_max_shared_bytes ? k_max_shared_bytes + 1 : bytes * d;
   }
   m_shared_bytes += bytes;
   if (bytes > k_max_shared_bytes || m_shared_bytes > k_max_shared_bytes) {

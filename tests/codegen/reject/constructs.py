@@ -308,3 +308,30 @@ def forward(a: F) -> None:
 @qd.kernel
 def kernel_grad(a: F) -> None:
     forward.grad(a)  # expect: 310:5 QD201 'constructs:forward.grad': autodiff is not supported in
+
+
+@qd.kernel
+def shared_outside_loop(a: A) -> None:
+    sh = qd.simt.block.SharedArray((4,), qd.i32)  # expect: 315:10 QD201 qd.simt.block.SharedArray outside a parallel for loop
+    a[0] = sh[0]
+
+
+@qd.kernel
+def shared_bad_shape(a: A) -> None:
+    for i in range(a.shape[0]):
+        sh = qd.simt.block.SharedArray((4, 0), qd.i32)  # expect: 322:14 QD206 dimension must be positive
+        a[i] = sh[0, 0]
+
+
+@qd.kernel
+def shared_too_big(a: A) -> None:
+    for i in range(a.shape[0]):
+        sh = qd.simt.block.SharedArray((8192,), qd.f64)  # expect: 329:14 QD206 more than 49152 bytes
+        a[i] = qd.i32(sh[i])
+
+
+@qd.kernel
+def warp_sync_partial(a: A) -> None:
+    for i in range(a.shape[0]):
+        qd.simt.warp.sync(0xFFFF)  # expect: 336:9 QD201 mask other than the whole warp
+        a[i] = i
