@@ -296,8 +296,9 @@ private:
     }
     bool block = false;
     walk_stmts(t.loop->body, [&](const Stmt& s) {
-      if (s.kind == StmtKind::barrier &&
-          (s.fence == Fence::block_sync || s.fence == Fence::warp_sync)) {
+      if ((s.kind == StmtKind::barrier &&
+           (s.fence == Fence::block_sync || s.fence == Fence::warp_sync)) ||
+          s.kind == StmtKind::warp_op) {
         block = true;
       }
       if ((s.kind == StmtKind::store || s.kind == StmtKind::atomic) && s.target_var < 0 &&
@@ -373,6 +374,11 @@ private:
     out().open("struct " + frame + " {");
     out().line("i32 state_;");
     out().line("i32 wait_;");
+    out().line(
+        "i32 xop_;  // the warp operation it waits at (0: none), its argument, value, result");
+    out().line("i32 xa_;");
+    out().line("u64 xv_;");
+    out().line("u64 xr_;");
     for (const auto& [v, n] : m_names) {
       if (!is_temp(v)) {
         out().line(std::string(c_type_of(m_k.vars[v].type)) + " " + n + ";");
@@ -800,6 +806,36 @@ private:
         return;
       }
       case StmtKind::barrier: barrier(s.fence); return;
+      case StmtKind::warp_op: {
+        DType t = m_k.vars[s.var].type;
+        std::string ct = c_type_of(t);
+        std::string op = std::to_string(static_cast<int>(s.warp));
+        bool decl = s.decl && !is_temp(s.var);
+        if (!m_cpu_block) {
+          // CUDA: the hardware's; a CPU serial task: a warp of one lane.
+          std::string vt = c_type_of(s.value->type);
+          out().line((decl ? decl_type(t) : "") + name(s.var) + " = (" + ct + ")qd::warp_op<" + op +
+                     ", " + vt + ">(" + ex(s.value) + ", " + ex(s.index) + ");");
+          return;
+        }
+        // A CPU block task: the lanes meet at the operation (a warp barrier); the scheduler
+        // computes every lane's result from their values (qd::warp_exchange).
+        out().line("F_.xop_ = " + op + ";");
+        out().line("F_.xv_ = qd::to_bits(" + ex(s.value) + ");");
+        out().line("F_.xa_ = " + ex(s.index) + ";");
+        std::string k = std::to_string(m_next_state++);
+        out().line("F_.state_ = " + k + ";");
+        out().line("F_.wait_ = qd::k_at_warp_sync;");
+        out().line("goto qd_yield_;");
+        out().line("case " + k + ":;");
+        if (s.warp == WarpOp::shuffle || s.warp == WarpOp::shuffle_up ||
+            s.warp == WarpOp::shuffle_down) {
+          out().line(name(s.var) + " = qd::from_bits<" + ct + ">(F_.xr_);");
+        } else {
+          out().line(name(s.var) + " = (" + ct + ")F_.xr_;");
+        }
+        return;
+      }
       case StmtKind::graph_loop:
         // Offload splits graph loops into tasks and their loop ends; none reaches a task.
         out().line("#error \"a graph loop inside a task\"");
@@ -828,6 +864,7 @@ private:
       out().line(std::string("// ") + name_of(f) + ": one thread");
       return;
     }
+    out().line("F_.xop_ = 0;");
     std::string k = std::to_string(m_next_state++);
     out().line("F_.state_ = " + k + ";");
     out().line(std::string("F_.wait_ = ") +

@@ -34,6 +34,12 @@ const char* name_of(Fence f) {
   return k_names[static_cast<int>(f)];
 }
 
+const char* name_of(WarpOp op) {
+  static constexpr const char* k_names[] = {"",       "shuffle", "shuffle_up", "shuffle_down",
+                                            "ballot", "all",     "any"};
+  return k_names[static_cast<int>(op)];
+}
+
 int64_t Param::shared_elements() const {
   int64_t n = element_count();
   for (int64_t d : field_shape) {

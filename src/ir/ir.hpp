@@ -127,10 +127,21 @@ enum class StmtKind : uint8_t {
   // subgroup.sync) or a memory fence (block.mem_fence, grid.mem_fence). A range task holding a
   // barrier runs as a block task (docs/compiler.md "Block tasks").
   barrier,
+  // var = a warp operation (`warp`) of `value` (scalar, 32- or 64-bit; a predicate for the
+  // votes) with `index` (i32: the source lane, offset): the lanes of a warp exchange values
+  // (qd.simt.subgroup.shuffle / shuffle_up / shuffle_down / broadcast / ballot, warp votes).
+  // A warp barrier too: every live lane of the warp takes part. Block tasks only.
+  warp_op,
 };
 
 enum class Fence : uint8_t { block_sync, warp_sync, block_fence, grid_fence };
 const char* name_of(Fence f);
+
+// shuffle: lane index & 31 (CUDA shfl.sync.idx); up / down: lane -/+ (index & 31), the own value
+// where that leaves the warp; ballot: u32, bit l set when lane l's value is non-zero; all / any:
+// i32 0 or 1 over the warp's live lanes.
+enum class WarpOp : uint8_t { shuffle = 1, shuffle_up, shuffle_down, ballot, all, any };
+const char* name_of(WarpOp op);
 
 // exchange: old = target; target = value. cas: old = target; if old == expected: target = value.
 enum class AtomicOp : uint8_t { add, sub, mul, min, max, bit_and, bit_or, bit_xor, exchange, cas };
@@ -150,6 +161,7 @@ struct Stmt {
   int32_t target_var = -1;  // atomic on a variable
   AtomicOp op = AtomicOp::add;
   Fence fence = Fence::block_sync;  // barrier
+  WarpOp warp = WarpOp::shuffle;    // warp_op
   const Expr* index = nullptr;      // store / atomic: flat element index (i64)
   const Expr* value = nullptr;
   const Expr* expected = nullptr;  // atomic cas: the value the target must hold

@@ -106,6 +106,13 @@ void print_stmt(const Kernel& k, const Stmt* s, int indent, std::string& out) {
       line(out, indent, "while true:", s);
       print_block(k, s->body, indent + 1, out);
       return;
+    case StmtKind::warp_op:
+      line(out, indent,
+           "let " + var_name(k, s->var) + ": " + name_of(k.vars[s->var].type) + " = warp_" +
+               name_of(s->warp) + "(" + print_expr(k, s->value) + ", " + print_expr(k, s->index) +
+               ")",
+           s);
+      return;
     case StmtKind::barrier:
       line(out, indent, std::string("barrier ") + name_of(s->fence), s);
       return;

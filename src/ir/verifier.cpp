@@ -116,6 +116,20 @@ struct Verifier {
         return var_ok(s.var) && expr(s.value) &&
                (s.value->type == k.vars[s.var].type || bad("assignment type mismatch" + at));
       case StmtKind::barrier: return true;
+      case StmtKind::warp_op: {
+        if (!var_ok(s.var) || !expr(s.value) || !expr(s.index) || s.index->type != DType::i32) {
+          return bad("warp op operands" + at);
+        }
+        DType r = k.vars[s.var].type;
+        bool vote = s.warp == WarpOp::ballot || s.warp == WarpOp::all || s.warp == WarpOp::any;
+        if (vote) {
+          return r == (s.warp == WarpOp::ballot ? DType::u32 : DType::i32) ||
+                 bad("warp vote result type" + at);
+        }
+        int64_t size = byte_size(r);
+        return (r == s.value->type && (size == 4 || size == 8)) ||
+               bad("a warp shuffle of a type other than 32- or 64-bit" + at);
+      }
       case StmtKind::store:
         return array_ok(s.array) && expr(s.index) && expr(s.value) && s.index->type == DType::i64 &&
                (s.value->type == k.params[s.array].dtype || bad("store type mismatch" + at));

@@ -106,7 +106,49 @@ inline i64 thread_stride() {
 // block_release lets them go on once every live thread of the block (block_sync) or of its warp
 // (warp_sync) waits at the same barrier; threads that reach different barriers are the
 // undefined behaviour CUDA deadlocks on, and trap here.
+// Warp operations (ir::WarpOp): `op` 1 shuffle, 2 shuffle_up, 3 shuffle_down, 4 ballot, 5 all,
+// 6 any; values travel as their bits (64-bit ones as two 32-bit halves on CUDA, as Quadrants'
+// cuda_shuffle_i64 moves them).
+template <class T> inline u64 to_bits(T v) {
+  if constexpr (sizeof(T) == 4) {
+    return __builtin_bit_cast(u32, v);
+  } else {
+    return __builtin_bit_cast(u64, v);
+  }
+}
+template <class T> inline T from_bits(u64 b) {
+  if constexpr (sizeof(T) == 4) {
+    return __builtin_bit_cast(T, static_cast<u32>(b));
+  } else {
+    return __builtin_bit_cast(T, b);
+  }
+}
 #if defined(__NVPTX__)
+template <int Op> inline i32 shfl32(i32 v, i32 arg) {
+  if constexpr (Op == 1) {
+    return __nvvm_shfl_sync_idx_i32(0xffffffffu, v, arg, 0x1f);
+  } else if constexpr (Op == 2) {
+    return __nvvm_shfl_sync_up_i32(0xffffffffu, v, arg, 0);
+  } else {
+    return __nvvm_shfl_sync_down_i32(0xffffffffu, v, arg, 0x1f);
+  }
+}
+template <int Op, class T> inline T warp_op(T v, i32 arg) {
+  if constexpr (Op == 4) {
+    return static_cast<T>(__nvvm_vote_ballot_sync(0xffffffffu, v != 0));
+  } else if constexpr (Op == 5) {
+    return static_cast<T>(__nvvm_vote_all_sync(0xffffffffu, v != 0));
+  } else if constexpr (Op == 6) {
+    return static_cast<T>(__nvvm_vote_any_sync(0xffffffffu, v != 0));
+  } else if constexpr (sizeof(T) == 4) {
+    return from_bits<T>(static_cast<u32>(shfl32<Op>(static_cast<i32>(to_bits(v)), arg)));
+  } else {
+    u64 b = to_bits(v);
+    u32 lo = static_cast<u32>(shfl32<Op>(static_cast<i32>(static_cast<u32>(b)), arg));
+    u32 hi = static_cast<u32>(shfl32<Op>(static_cast<i32>(static_cast<u32>(b >> 32)), arg));
+    return from_bits<T>((static_cast<u64>(hi) << 32) | lo);
+  }
+}
 inline void block_sync() { __nvvm_barrier_sync(0); }
 inline void warp_sync() { __nvvm_bar_warp_sync(0xffffffffu); }
 inline void block_fence() { __nvvm_membar_cta(); }
@@ -116,6 +158,45 @@ inline i32 block_thread_idx() { return static_cast<i32>(__nvvm_read_ptx_sreg_tid
 inline void block_fence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void grid_fence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 enum : i32 { k_running = 0, k_at_block_sync = 1, k_at_warp_sync = 2, k_exited = 3 };
+// A warp operation of a thread that is the only one (a serial task): lane 0 of a warp of one.
+template <int Op, class T> inline T warp_op(T v, i32 arg) {
+  if constexpr (Op >= 4) {
+    return static_cast<T>(v != 0 ? 1 : 0);
+  } else {
+    (void)arg;
+    return v;  // every source lane but its own is absent: its own value, as CUDA's clamps give
+  }
+}
+// The results of the warp operation the live lanes [w, end) of a warp wait at (frames' xop_,
+// xv_: the value's bits, xa_: the lane or offset; xr_: the result's bits).
+template <class F> inline void warp_exchange(F* f, i32 w, i32 end) {
+  u64 ballot = 0;
+  bool all = true;
+  bool any = false;
+  for (i32 t = w; t < end; ++t) {
+    if (f[t].wait_ != k_exited) {
+      ballot |= (f[t].xv_ != 0 ? u64{1} : u64{0}) << (t - w);
+      all = all && f[t].xv_ != 0;
+      any = any || f[t].xv_ != 0;
+    }
+  }
+  for (i32 t = w; t < end; ++t) {
+    F& x = f[t];
+    if (x.wait_ == k_exited || x.xop_ == 0) {
+      continue;
+    }
+    i32 lane = t - w;
+    i32 b = x.xa_ & 31;
+    i32 src = x.xop_ == 1 ? b : x.xop_ == 2 ? lane - b : lane + b;
+    bool inside = src >= 0 && src <= 31 && w + src < end && f[w + src].wait_ != k_exited;
+    switch (x.xop_) {
+      case 4: x.xr_ = ballot; break;
+      case 5: x.xr_ = all ? 1 : 0; break;
+      case 6: x.xr_ = any ? 1 : 0; break;
+      default: x.xr_ = inside ? f[w + src].xv_ : x.xv_; break;
+    }
+  }
+}
 inline i64 block_count(i64 extent, i64 block_dim) { return (extent + block_dim - 1) / block_dim; }
 // After a pass over the block's `n` threads: true when some waited at a barrier they may now
 // pass (they are running again), false when every thread has exited.
@@ -135,6 +216,7 @@ template <class F> inline bool block_release(F* f, i32 n) {
       any = true;
     }
     if (all && any) {
+      warp_exchange(f, w, end);
       for (i32 t = w; t < end; ++t) {
         f[t].wait_ = f[t].wait_ == k_exited ? k_exited : k_running;
       }

@@ -84,16 +84,267 @@ std::optional<Val> Lowerer::call_simt(const std::string& path, const ast::Call* 
     no_args("block.thread_idx");
     return Val::of_scalar(m_kernel->thread_idx());
   }
-  if (path == "simt.subgroup.invocation_id") {
-    // The lane: CUDA's blocks are one-dimensional here, so it is thread_idx % 32 (u32, as
-    // Quadrants types subgroupInvocationId).
-    no_args("subgroup.invocation_id");
-    const Expr* lane = m_kernel->binary(BinOp::bit_and, DType::i32, m_kernel->thread_idx(),
-                                        m_kernel->constant_int(DType::i32, 31));
-    return Val::of_scalar(m_kernel->cast(DType::u32, lane));
+  if (path.starts_with("simt.subgroup.")) {
+    if (std::optional<Val> v = subgroup_op(path.substr(14), c, args)) {
+      return *v;
+    }
   }
   if (path == "simt.block.SharedArray" || path == "simt.block.shared_array") {
     return shared_array(c, args);
+  }
+  return std::nullopt;
+}
+
+const Expr* Lowerer::warp_op(WarpOp op, const Expr* value, const Expr* index, const ast::Pos& pos) {
+  if (op == WarpOp::shuffle || op == WarpOp::shuffle_up || op == WarpOp::shuffle_down) {
+    int64_t size = byte_size(value->type);
+    if (size != 4 && size != 8) {
+      type_error(pos, std::string("a subgroup shuffle moves 32- and 64-bit values (i32, u32, i64, "
+                                  "u64, f32, f64), got ") +
+                          name_of(value->type));
+    }
+  }
+  DType r = op == WarpOp::ballot                     ? DType::u32
+            : op == WarpOp::all || op == WarpOp::any ? DType::i32
+                                                     : value->type;
+  if (op == WarpOp::ballot || op == WarpOp::all || op == WarpOp::any) {
+    value = m_kernel->cast(DType::i32, m_kernel->binary(BinOp::ne, DType::u1, value,
+                                                        m_kernel->cast(value->type, zero_i32())));
+  }
+  int32_t v = m_kernel->new_var("", r);
+  Stmt* st = emit(StmtKind::warp_op, pos);
+  st->decl = true;
+  st->var = v;
+  st->warp = op;
+  st->value = value;
+  st->index = m_kernel->cast(DType::i32, index);
+  return m_kernel->var_ref(v);
+}
+
+const Expr* Lowerer::zero_i32() { return m_kernel->constant_int(DType::i32, 0); }
+
+// The lane (qd.simt.subgroup.invocation_id(), i32): CUDA's blocks are one-dimensional here, so
+// it is thread_idx & 31, as Quadrants' cuda_lane_id.
+const Expr* Lowerer::lane_id() {
+  return m_kernel->binary(BinOp::bit_and, DType::i32, m_kernel->thread_idx(),
+                          m_kernel->constant_int(DType::i32, 31));
+}
+
+// qd.simt.subgroup.*: the data movement and votes are warp operations; the tiled reductions and
+// scans are Quadrants' own algorithms (its simt/reductions.py and subgroup.py), unrolled the same
+// way, so floats are combined in the same order.
+std::optional<Val> Lowerer::subgroup_op(const std::string& name, const ast::Call* c,
+                                        std::vector<Val>& args) {
+  const ast::Pos& pos = c->pos;
+  auto need = [&](size_t n, const char* usage) {
+    if (args.size() != n || !c->keywords.empty()) {
+      type_error(pos, std::string("qd.simt.subgroup.") + usage);
+    }
+  };
+  auto scalar = [&](size_t i) {
+    return materialize(Val::of_scalar(to_scalar(args[i], pos)), pos).expr;
+  };
+  auto keep = [&](const Expr* e) { return materialize(Val::of_scalar(e), pos).expr; };
+  auto i32c = [&](int64_t v) { return m_kernel->constant_int(DType::i32, v); };
+  auto log2_of = [&](size_t i, const char* what) {
+    int64_t l = static_int(args[i], pos, what);
+    if (l < 0 || l > 5) {
+      fail(pos, "QD206",
+           std::string("qd.simt.subgroup.") + name +
+               ": log2_size must be 0..5 (CUDA's "
+               "warps have 32 lanes), got " +
+               std::to_string(l));
+    }
+    return static_cast<int32_t>(l);
+  };
+  auto binop = [&](const std::string& op, const Expr* a, const Expr* b) -> const Expr* {
+    DType t = a->type;
+    if (op == "add") {
+      return m_kernel->binary(BinOp::add, t, a, b);
+    }
+    if (op == "mul") {
+      return m_kernel->binary(BinOp::mul, t, a, b);
+    }
+    if (op == "min") {
+      return m_kernel->binary(BinOp::min, t, a, b);
+    }
+    if (op == "max") {
+      return m_kernel->binary(BinOp::max, t, a, b);
+    }
+    if (is_float(t)) {
+      type_error(pos, "qd.simt.subgroup." + name + " needs an integer value");
+    }
+    if (op == "and") {
+      return m_kernel->binary(BinOp::bit_and, t, a, b);
+    }
+    if (op == "or") {
+      return m_kernel->binary(BinOp::bit_or, t, a, b);
+    }
+    return m_kernel->binary(BinOp::bit_xor, t, a, b);
+  };
+  auto xor_lane = [&](int64_t mask) {
+    return m_kernel->binary(BinOp::bit_xor, DType::i32, lane_id(), i32c(mask));
+  };
+
+  if (name == "invocation_id") {
+    need(0, "invocation_id() takes no arguments");
+    return Val::of_scalar(lane_id());
+  }
+  if (name == "group_size") {
+    need(0, "group_size() takes no arguments");
+    return Val::of_int(32);
+  }
+  if (name == "log2_group_size") {
+    need(0, "log2_group_size() takes no arguments");
+    return Val::of_int(5);
+  }
+  if (name == "elect") {
+    need(0, "elect() takes no arguments");
+    return Val::of_scalar(
+        m_kernel->cast(DType::i32, m_kernel->binary(BinOp::eq, DType::u1, lane_id(), zero_i32())));
+  }
+  if (name == "shuffle" || name == "broadcast" || name == "shuffle_up" || name == "shuffle_down" ||
+      name == "shuffle_xor") {
+    need(2, (name + "(value, lane) takes a value and a lane").c_str());
+    const Expr* v = scalar(0);
+    const Expr* a = m_kernel->cast(DType::i32, to_scalar(args[1], pos));
+    WarpOp op = name == "shuffle_up"     ? WarpOp::shuffle_up
+                : name == "shuffle_down" ? WarpOp::shuffle_down
+                                         : WarpOp::shuffle;
+    if (name == "shuffle_xor") {
+      a = m_kernel->binary(BinOp::bit_xor, DType::i32, lane_id(), a);
+    }
+    return Val::of_scalar(warp_op(op, v, a, pos));
+  }
+  if (name == "ballot" || name == "ballot_full_subgroup") {
+    need(1, "ballot(predicate) takes a predicate");
+    return Val::of_scalar(
+        m_kernel->cast(DType::u64, warp_op(WarpOp::ballot, scalar(0), zero_i32(), pos)));
+  }
+  if (name == "ballot_first_n") {
+    need(2, "ballot_first_n(predicate, n) takes a predicate and n");
+    int64_t n = static_int(args[1], pos, "ballot_first_n's n");
+    const Expr* p = scalar(0);
+    if (n != 32) {
+      const Expr* in = m_kernel->binary(BinOp::lt, DType::u1, m_kernel->cast(DType::u32, lane_id()),
+                                        m_kernel->constant_int(DType::u32, n));
+      p = m_kernel->binary(BinOp::mul, DType::i32, m_kernel->cast(DType::i32, p),
+                           m_kernel->cast(DType::i32, in));
+    }
+    return Val::of_scalar(warp_op(WarpOp::ballot, p, zero_i32(), pos));
+  }
+  for (const char* m : {"lt", "le", "eq", "gt", "ge"}) {
+    if (name == std::string("lanemask_") + m) {
+      need(1, (name + "(lane) takes a lane").c_str());
+      const Expr* l = m_kernel->cast(DType::u32, to_scalar(args[0], pos));
+      const Expr* one = m_kernel->constant_int(DType::u32, 1);
+      const Expr* at = m_kernel->binary(BinOp::shl, DType::u32, one, l);
+      const Expr* below = m_kernel->binary(BinOp::sub, DType::u32, at, one);
+      const Expr* le = m_kernel->binary(BinOp::bit_or, DType::u32, at, below);
+      std::string k = m;
+      const Expr* r = k == "lt"   ? below
+                      : k == "le" ? le
+                      : k == "eq" ? at
+                      : k == "gt" ? m_kernel->unary(UnOp::bit_not, DType::u32, le)
+                                  : m_kernel->unary(UnOp::bit_not, DType::u32, below);
+      return Val::of_scalar(r);
+    }
+  }
+  // Votes: i32 0/1 over 2**log2_size lanes (the warp's vote instruction for the whole warp, else
+  // Quadrants' shuffle_xor butterfly).
+  bool all_true = name == "all_true_tiled" || name == "all_true";
+  if (all_true || name == "any_true_tiled" || name == "any_true") {
+    bool tiled = name.ends_with("_tiled");
+    need(tiled ? 2 : 1, (name + (tiled ? "(predicate, log2_size)" : "(predicate)")).c_str());
+    int32_t l2 = tiled ? log2_of(1, "log2_size") : 5;
+    const Expr* p = keep(m_kernel->cast(
+        DType::i32, m_kernel->binary(BinOp::ne, DType::u1, to_scalar(args[0], pos),
+                                     m_kernel->cast(to_scalar(args[0], pos)->type, zero_i32()))));
+    if (l2 == 5) {
+      return Val::of_scalar(warp_op(all_true ? WarpOp::all : WarpOp::any, p, zero_i32(), pos));
+    }
+    for (int32_t i = 0; i < l2; ++i) {
+      const Expr* other = warp_op(WarpOp::shuffle, p, xor_lane(int64_t{1} << i), pos);
+      p = keep(m_kernel->binary(all_true ? BinOp::bit_and : BinOp::bit_or, DType::i32, p, other));
+    }
+    return Val::of_scalar(p);
+  }
+  // Reductions: reduce_<op>_tiled (shuffle_down tree, valid in each group's first lane),
+  // reduce_all_<op>_tiled (shuffle-xor butterfly, every lane); without _tiled: the whole warp.
+  for (const char* op : {"add", "min", "max"}) {
+    for (bool all : {false, true}) {
+      std::string base = std::string(all ? "reduce_all_" : "reduce_") + op;
+      if (name != base && name != base + "_tiled") {
+        continue;
+      }
+      bool tiled = name.ends_with("_tiled");
+      need(tiled ? 2 : 1, (name + (tiled ? "(value, log2_size)" : "(value)")).c_str());
+      int32_t l2 = tiled ? log2_of(1, "log2_size") : 5;
+      const Expr* v = scalar(0);
+      for (int32_t i = 0; i < l2; ++i) {
+        const Expr* other = all ? warp_op(WarpOp::shuffle, v, xor_lane(int64_t{1} << i), pos)
+                                : warp_op(WarpOp::shuffle_down, v, i32c(int64_t{1} << i), pos);
+        v = keep(binop(op, v, other));
+      }
+      return Val::of_scalar(v);
+    }
+  }
+  // Inclusive scans: Hillis-Steele over shuffle_up, value = op(partner, value) in lanes at least
+  // `offset` into their group.
+  for (const char* op : {"add", "mul", "min", "max", "and", "or", "xor"}) {
+    std::string base = std::string("inclusive_") + op;
+    if (name != base && name != base + "_tiled") {
+      continue;
+    }
+    bool tiled = name.ends_with("_tiled");
+    need(tiled ? 2 : 1, (name + (tiled ? "(value, log2_size)" : "(value)")).c_str());
+    int32_t l2 = tiled ? log2_of(1, "log2_size") : 5;
+    const Expr* v = scalar(0);
+    const Expr* in_group =
+        keep(m_kernel->binary(BinOp::bit_and, DType::i32, lane_id(), i32c((int64_t{1} << l2) - 1)));
+    for (int32_t i = 0; i < l2; ++i) {
+      const Expr* partner = warp_op(WarpOp::shuffle_up, v, i32c(int64_t{1} << i), pos);
+      const Expr* take = m_kernel->binary(BinOp::ge, DType::u1, in_group, i32c(int64_t{1} << i));
+      v = keep(m_kernel->select(take, binop(op, partner, v), v));
+    }
+    return Val::of_scalar(v);
+  }
+  // Segmented reductions (log2_size <= 5: the u32 bitmask path of Quadants'
+  // _segment_head_distance_tiled), then shuffle_up steps guarded by the distance to the head.
+  for (const char* op : {"add", "min", "max"}) {
+    if (name != std::string("segmented_reduce_") + op + "_tiled") {
+      continue;
+    }
+    need(3, (name + "(value, head_flag, log2_size)").c_str());
+    int32_t l2 = log2_of(2, "log2_size");
+    const Expr* v = scalar(0);
+    const Expr* head = to_scalar(args[1], pos);
+    const Expr* mask = warp_op(WarpOp::ballot, head, zero_i32(), pos);  // u32
+    auto u32c = [&](uint64_t x) {
+      return m_kernel->constant_int(DType::u32, static_cast<int64_t>(x));
+    };
+    const Expr* lane = keep(lane_id());
+    const Expr* group_base =
+        m_kernel->binary(BinOp::bit_and, DType::u32, m_kernel->cast(DType::u32, lane),
+                         u32c(~((uint64_t{1} << l2) - 1) & 0xffffffffu));
+    const Expr* bits = u32c(((uint64_t{1} << (1u << l2)) - 1) & 0xffffffffu);
+    const Expr* group_mask = m_kernel->binary(BinOp::shl, DType::u32, bits, group_base);
+    const Expr* effective = m_kernel->binary(
+        BinOp::bit_or, DType::u32, m_kernel->binary(BinOp::bit_and, DType::u32, mask, group_mask),
+        m_kernel->binary(BinOp::shl, DType::u32, u32c(1), group_base));
+    const Expr* inclusive = m_kernel->binary(
+        BinOp::shr, DType::u32, u32c(0xffffffffu),
+        m_kernel->cast(DType::u32, m_kernel->binary(BinOp::sub, DType::i32, i32c(31), lane)));
+    const Expr* lower = m_kernel->binary(BinOp::bit_and, DType::u32, effective, inclusive);
+    const Expr* seg_head = m_kernel->binary(BinOp::sub, DType::i32, i32c(31),
+                                            m_kernel->unary(UnOp::clz, DType::i32, lower));
+    const Expr* distance = keep(m_kernel->binary(BinOp::sub, DType::i32, lane, seg_head));
+    for (int32_t i = 0; i < l2; ++i) {
+      const Expr* partner = warp_op(WarpOp::shuffle_up, v, i32c(int64_t{1} << i), pos);
+      const Expr* take = m_kernel->binary(BinOp::ge, DType::u1, distance, i32c(int64_t{1} << i));
+      v = keep(m_kernel->select(take, binop(op, v, partner), v));
+    }
+    return Val::of_scalar(v);
   }
   return std::nullopt;
 }

@@ -271,6 +271,11 @@ private:
   // qd.simt.* (lower_simt.cpp): nullopt for a path it does not know
   std::optional<Val> call_simt(const std::string& path, const ast::Call* c, std::vector<Val>& args);
   Val shared_array(const ast::Call* c, std::vector<Val>& args);
+  std::optional<Val> subgroup_op(const std::string& name, const ast::Call* c,
+                                 std::vector<Val>& args);
+  const Expr* warp_op(WarpOp op, const Expr* value, const Expr* index, const ast::Pos& pos);
+  const Expr* lane_id();
+  const Expr* zero_i32();
   bool in_parallel_loop() const;
   // A recorded scalar: the def a "module:qualname" string names (a func held as a value), else
   // the Python value.

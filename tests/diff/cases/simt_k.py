@@ -167,3 +167,80 @@ def fences(x: I32_1) -> None:
         x[i] = x[i] * 2
     x[0] += qd.simt.block.thread_idx()   # a serial statement: a block of one thread
     qd.simt.block.sync()
+
+
+U64_1 = qd.types.NDArray[qd.u64, 1]
+I64_1 = qd.types.NDArray[qd.i64, 1]
+F64_1 = qd.types.NDArray[qd.f64, 1]
+
+
+@qd.kernel
+def warp_shuffles(x: I32_1, f: F32_1, d: F64_1, w: I64_1, y: I32_1, g: F32_1, e: F64_1,
+                  v: I64_1) -> None:
+    # Two warps; sources inside the warp, and shuffle_up / shuffle_down past its ends (the lane
+    # keeps its own value).
+    qd.loop_config(block_dim=64)
+    for i in range(x.shape[0]):
+        lane = qd.simt.subgroup.invocation_id()
+        a = qd.simt.subgroup.shuffle(x[i], qd.u32((lane * 7 + 3) & 31))
+        b = qd.simt.subgroup.shuffle_up(x[i], qd.u32(3))
+        y[i] = a * 1000 + b
+        g[i] = qd.simt.subgroup.shuffle_down(f[i], qd.u32(5)) + qd.simt.subgroup.broadcast(f[i], qd.u32(2))
+        e[i] = qd.simt.subgroup.shuffle_xor(d[i], qd.u32(6))
+        v[i] = qd.simt.subgroup.shuffle(w[i], qd.u32(31 - lane))
+
+
+@qd.kernel
+def warp_votes(x: I32_1, ballots: U64_1, votes: I32_1) -> None:
+    qd.loop_config(block_dim=64)
+    for i in range(x.shape[0]):
+        lane = qd.simt.subgroup.invocation_id()
+        ballots[i] = qd.simt.subgroup.ballot(x[i] % 3 == 0)
+        first = qd.simt.subgroup.ballot_first_n(qd.i32(x[i] > 4), 8)
+        all3 = qd.simt.subgroup.all_true_tiled(x[i] >= 0, 3)
+        any2 = qd.simt.subgroup.any_true_tiled(x[i] > 7, 2)
+        all_w = qd.simt.subgroup.all_true(x[i] != 5)
+        any_w = qd.simt.subgroup.any_true(x[i] == 9)
+        mask = qd.simt.subgroup.lanemask_le(lane) & qd.u32(0xFF)
+        votes[i] = (qd.i32(first) * 16 + all3 * 8 + any2 * 4 + all_w * 2 + any_w
+                    + qd.simt.subgroup.elect() * 100000 + qd.i32(mask) * 1000)
+
+
+@qd.kernel
+def warp_reductions(x: I32_1, f: F32_1, r: I32_1, s: F32_1, m: I32_1, n: F32_1) -> None:
+    qd.loop_config(block_dim=64)
+    for i in range(x.shape[0]):
+        r[i] = qd.simt.subgroup.reduce_add_tiled(x[i], 5) * 100 + qd.simt.subgroup.reduce_min_tiled(x[i], 2)
+        s[i] = qd.simt.subgroup.reduce_all_add_tiled(f[i], 4) + qd.simt.subgroup.reduce_all_max_tiled(f[i], 5)
+        m[i] = qd.simt.subgroup.reduce_all_min_tiled(x[i], 3) * 1000 + qd.simt.subgroup.reduce_max_tiled(x[i], 1)
+        n[i] = qd.simt.subgroup.reduce_add(f[i])
+
+
+@qd.kernel
+def warp_scans(x: I32_1, f: F32_1, head: I32_1, a: I32_1, b: F32_1, c: I32_1, d: F32_1,
+               e: I32_1) -> None:
+    qd.loop_config(block_dim=32)
+    for i in range(x.shape[0]):
+        a[i] = qd.simt.subgroup.inclusive_add_tiled(x[i], 5)
+        b[i] = qd.simt.subgroup.inclusive_max_tiled(f[i], 3)
+        c[i] = qd.simt.subgroup.inclusive_xor(x[i]) + qd.simt.subgroup.inclusive_min_tiled(x[i], 4) * 1000
+        d[i] = qd.simt.subgroup.segmented_reduce_add_tiled(f[i], head[i], 5)
+        e[i] = qd.simt.subgroup.segmented_reduce_min_tiled(x[i], head[i], 4)
+
+
+@qd.func
+def block_sum(value):
+    # Genesis's qd_block_sum: every lane gets its 32-lane group's total.
+    value_sum = qd.simt.subgroup.reduce_all_add_tiled(value, 5)
+    return qd.simt.subgroup.shuffle(value_sum, qd.u32(qd.simt.subgroup.invocation_id() >> 5 << 5))
+
+
+@qd.kernel
+def genesis_lane_helpers(f: F32_1, out: F32_1) -> None:
+    qd.loop_config(block_dim=32)
+    for i in range(f.shape[0]):
+        tid = i % 32
+        sh = qd.simt.block.SharedArray((32,), qd.f32)
+        sh[tid] = block_sum(f[i])
+        qd.simt.block.sync()
+        out[i] = sh[(tid + 1) % 32] - f[i]

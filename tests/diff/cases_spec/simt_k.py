@@ -106,3 +106,76 @@ CASES = [
      "args": [arr("i32", (5,), lambda i: i * 3)], "outputs": [0],
      "expected": {0: [(i * 3 + 1) * 2 for i in range(5)]}, "gpu_only": GPU_ONLY},
 ]
+
+
+def _shuffles(n):
+    x = [(13 * i) % 29 - 9 for i in range(n)]
+    y = []
+    for i in range(n):
+        w, lane = (i // 32) * 32, i % 32
+        a = x[w + ((lane * 7 + 3) & 31)]
+        b = x[i - 3] if lane >= 3 else x[i]
+        y.append(a * 1000 + b)
+    return x, y
+
+
+def _votes(n):
+    x = [(7 * i + i // 9) % 11 for i in range(n)]
+    ballots, votes = [], []
+    for i in range(n):
+        w, lane = (i // 32) * 32, i % 32
+        ballots.append(sum(1 << k for k in range(32) if x[w + k] % 3 == 0))
+        first = sum(1 << k for k in range(8) if x[w + k] > 4)
+        g8 = (lane // 8) * 8
+        all3 = int(all(x[w + g8 + k] >= 0 for k in range(8)))
+        g4 = (lane // 4) * 4
+        any2 = int(any(x[w + g4 + k] > 7 for k in range(4)))
+        all_w = int(all(x[w + k] != 5 for k in range(32)))
+        any_w = int(any(x[w + k] == 9 for k in range(32)))
+        mask = ((1 << (lane + 1)) - 1) & 0xFF
+        votes.append(first * 16 + all3 * 8 + any2 * 4 + all_w * 2 + any_w
+                     + (100000 if lane == 0 else 0) + mask * 1000)
+    return x, ballots, votes
+
+
+def _scan_add(n):
+    x = [(3 * i) % 10 - 4 for i in range(n)]
+    out, s = [], 0
+    for i in range(n):
+        s = x[i] if i % 32 == 0 else s + x[i]
+        out.append(s)
+    return x, out
+
+
+_SX, _SY = _shuffles(128)
+_VX, _VB, _VV = _votes(128)
+_AX, _AY = _scan_add(64)
+
+CASES += [
+    {"name": "simt_warp_shuffles", "kernel": "simt_k:warp_shuffles",
+     "args": [arr("i32", (128,), _SX), arr("f32", (128,), lambda i: float(i % 13) * 0.25 - 1.0),
+              arr("f64", (128,), lambda i: i * 1.5 - 40.0),
+              arr("i64", (128,), lambda i: (i - 60) * 3000000000), arr("i32", (128,)),
+              arr("f32", (128,)), arr("f64", (128,)), arr("i64", (128,))],
+     "outputs": [4, 5, 6, 7], "expected": {4: _SY}, "gpu_only": GPU_ONLY},
+    {"name": "simt_warp_votes", "kernel": "simt_k:warp_votes",
+     "args": [arr("i32", (128,), _VX), arr("u64", (128,)), arr("i32", (128,))],
+     "outputs": [1, 2], "expected": {1: _VB, 2: _VV}, "gpu_only": GPU_ONLY},
+    {"name": "simt_warp_reductions", "kernel": "simt_k:warp_reductions",
+     "args": [arr("i32", (128,), lambda i: (5 * i) % 17 - 8),
+              arr("f32", (128,), lambda i: float((3 * i) % 7) * 0.5 - 1.25),
+              arr("i32", (128,)), arr("f32", (128,)), arr("i32", (128,)), arr("f32", (128,))],
+     "outputs": [2, 3, 4, 5], "gpu_only": GPU_ONLY},
+    {"name": "simt_warp_scans", "kernel": "simt_k:warp_scans",
+     "args": [arr("i32", (64,), _AX), arr("f32", (64,), lambda i: float((5 * i) % 9) - 4.0),
+              arr("i32", (64,), lambda i: int(i % 7 == 0 or i % 11 == 3)),
+              arr("i32", (64,)), arr("f32", (64,)), arr("i32", (64,)), arr("f32", (64,)),
+              arr("i32", (64,))],
+     "outputs": [3, 4, 5, 6, 7], "expected": {3: _AY}, "gpu_only": GPU_ONLY},
+    {"name": "simt_genesis_lane_helpers", "kernel": "simt_k:genesis_lane_helpers",
+     "args": [arr("f32", (64,), lambda i: float(i % 5) - 2.0), arr("f32", (64,))],
+     "outputs": [1],
+     "expected": {1: [sum(float(k % 5) - 2.0 for k in range((i // 32) * 32, (i // 32) * 32 + 32))
+                      - (float(i % 5) - 2.0) for i in range(64)]},
+     "gpu_only": GPU_ONLY},
+]

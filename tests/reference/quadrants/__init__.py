@@ -53,3 +53,5 @@ def static_assert(cond, msg=None):
 
 def ndarray(dtype, shape):
     raise NotImplementedError("use numpy arrays or array.array as ndarray arguments")
+
+simt._install_library()

@@ -167,6 +167,13 @@ def popcnt(x):
     return Scalar(x.dtype, bin(x.v & ((1 << x.dtype.bits) - 1)).count("1"))
 
 
+def clz(x):
+    """The leading zero bits of the bit pattern in the operand's width, an i32 (the width for 0)."""
+    x = typed(x)
+    bits = x.dtype.bits
+    return Scalar(dt.i32, bits - (x.v & ((1 << bits) - 1)).bit_length())
+
+
 @_elementwise1
 def ffs(x):
     """The 1-based position of the lowest set bit of the bit pattern (0 for 0), an i32 whatever

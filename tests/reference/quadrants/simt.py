@@ -33,6 +33,8 @@ class _Block:
         self.go = [threading.Semaphore(0) for _ in range(n)]
         self.back = threading.Semaphore(0)
         self.error = None
+        self.ops = [None] * n  # per thread: the warp operation it waits at (op, value, arg)
+        self.results = [None] * n
 
 
 def run_block(n, body):
@@ -81,12 +83,38 @@ class _Abort(BaseException):
     pass
 
 
+def _exchange(block, w, lanes):
+    """Every lane's result of the warp operation the live lanes of warp w wait at (CUDA's
+    shfl.sync clamps: a source lane outside the warp, or absent, gives the lane its own value)."""
+    ops = block.ops
+    live = set(lanes)
+    preds = {t: ops[t][1] != 0 for t in lanes if ops[t] is not None}
+    for t in lanes:
+        if ops[t] is None:
+            continue
+        op, value, arg = ops[t]
+        lane, b = t - w, arg & 31
+        if op == "ballot":
+            block.results[t] = sum(1 << (u - w) for u, p in preds.items() if p)
+        elif op == "all":
+            block.results[t] = int(all(preds.values()))
+        elif op == "any":
+            block.results[t] = int(any(preds.values()))
+        else:
+            src = b if op == "shuffle" else lane - b if op == "up" else lane + b
+            inside = 0 <= src <= 31 and w + src in live
+            block.results[t] = ops[w + src][1] if inside else value
+    for t in lanes:
+        ops[t] = None
+
+
 def _release(block):
     """The threads that go on after a pass, or None when all have exited."""
     for w in range(0, block.n, 32):
         lanes = [t for t in range(w, min(w + 32, block.n)) if block.waiting[t] != "exited"]
         sites = {block.waiting[t] for t in lanes}
         if lanes and len(sites) == 1 and next(iter(sites))[0] == "warp":
+            _exchange(block, w, lanes)
             for t in lanes:
                 block.waiting[t] = None
             return lanes
@@ -167,13 +195,102 @@ def _fence():
     return None
 
 
+def _warp_op(op, value, arg=0):
+    """One lane's part of a warp operation: its result once every live lane of the warp has come
+    (a serial thread is lane 0 of a warp of one)."""
+    block = _block()
+    raw = value.v if isinstance(value, Scalar) else value
+    if block is None:
+        if op in ("ballot", "all", "any"):
+            return int(raw != 0)
+        return raw
+    t = _tls.thread
+    block.ops[t] = (op, raw, arg)
+    _wait("warp", op)
+    return block.results[t]
+
+
+def _shuffle_type(value, what):
+    if isinstance(value, Scalar):
+        t = value.dtype
+    elif isinstance(value, float):
+        t = dt.f32
+    else:
+        t = dt.i32
+    if t.bits not in (32, 64):
+        raise TypeError(f"qd.simt.subgroup.{what} moves 32- and 64-bit values, got {t}")
+    return t
+
+
+def _lane_arg(x):
+    v = x.v if isinstance(x, Scalar) else int(x)
+    return v & 0xFFFFFFFF
+
+
+def _shuffler(op, what):
+    def shuffle(value, index):
+        t = _shuffle_type(value, what)
+        return Scalar(t, _warp_op(op, value, _lane_arg(index)))
+    shuffle.__name__ = what
+    return shuffle
+
+
+def _ballot(predicate):
+    return Scalar(dt.u64, _warp_op("ballot", predicate))
+
+
+def _ballot_first_n(predicate, n):
+    p = predicate.v if isinstance(predicate, Scalar) else predicate
+    if int(n) != 32:
+        p = p if _thread_idx().v % 32 < int(n) else 0
+    return Scalar(dt.u32, _warp_op("ballot", p))
+
+
+def _vote(op):
+    def vote(predicate):
+        return Scalar(dt.i32, _warp_op(op, predicate))
+    return vote
+
+
+def _shuffle_xor(value, mask):
+    t = _shuffle_type(value, "shuffle_xor")
+    return Scalar(t, _warp_op("shuffle", value, (_thread_idx().v & 31) ^ _lane_arg(mask)))
+
+
+def _elect():
+    return Scalar(dt.i32, int(_thread_idx().v & 31 == 0))
+
+
+def _lanemask(kind):
+    def mask(lane):
+        at = (1 << (_lane_arg(lane) & 31)) & 0xFFFFFFFF
+        below = (at - 1) & 0xFFFFFFFF
+        v = {"lt": below, "le": at | below, "eq": at, "gt": ~(at | below) & 0xFFFFFFFF,
+             "ge": ~below & 0xFFFFFFFF}[kind]
+        return Scalar(dt.u32, v)
+    return mask
+
+
 def _invocation_id():
-    return Scalar(dt.u32, _thread_idx().v & 31)
+    return Scalar(dt.i32, _thread_idx().v & 31)
 
 
 block = _types.SimpleNamespace(sync=_sync, mem_fence=_fence, mem_sync=_fence,
                                thread_idx=_thread_idx, SharedArray=_shared_array)
 grid = _types.SimpleNamespace(mem_fence=_fence, memfence=_fence)
 warp = _types.SimpleNamespace(sync=_warp_sync)
-subgroup = _types.SimpleNamespace(sync=_warp_sync, barrier=_warp_sync,
-                                  invocation_id=_invocation_id)
+subgroup = _types.SimpleNamespace(
+    sync=_warp_sync, barrier=_warp_sync, invocation_id=_invocation_id, elect=_elect,
+    group_size=lambda: 32, log2_group_size=lambda: 5,
+    shuffle=_shuffler("shuffle", "shuffle"), broadcast=_shuffler("shuffle", "broadcast"),
+    shuffle_up=_shuffler("up", "shuffle_up"), shuffle_down=_shuffler("down", "shuffle_down"),
+    shuffle_xor=_shuffle_xor, ballot=_ballot, ballot_full_subgroup=_ballot,
+    ballot_first_n=_ballot_first_n, _vote_all=_vote("all"), _vote_any=_vote("any"),
+    **{f"lanemask_{k}": _lanemask(k) for k in ("lt", "le", "eq", "gt", "ge")})
+
+
+def _install_library():
+    """The tiled reductions, scans and votes: @qd.func kernels code (simt_library.py)."""
+    from . import simt_library
+    for name in simt_library.__all__:
+        setattr(subgroup, name, getattr(simt_library, name))

@@ -4,7 +4,7 @@ constants."""
 import math as _m
 
 from .. import dtypes as _dt
-from ..mathlib import (acos, asin, atan2, ceil, clamp, cos, cross, degrees, distance, dot,  # noqa: F401
+from ..mathlib import (acos, asin, atan2, ceil, clamp, clz, cos, cross, degrees, distance, dot,  # noqa: F401
                        exp, ffs, floor, fract, length, log, log2, max, min, mix, normalize, popcnt, pow,
                        radians, round, rsqrt, sign, sin, sqrt, step, tan, tanh)
 from ..matrix import MatrixType, VectorType
