@@ -20,11 +20,17 @@ without Genesis (no-genesis-venv).
 passed in place by the bridge), built from tests/genesis/<scene>_perf.qdrecord.json; the same
 requirements.
 
---cuda-arms: the scene with its rigid solver configured as on CUDA where Quadrants runs it on the
-CPU (scenes/cuda_arms.py: the decomposed constraint solver, whose iterations are the graph kernel
-solver_breakdown._kernel_solve_graph with qd.graph.do_while; the kernels' CUDA arms). The scene is
-first recorded so (3 steps) and built for cpu and cuda:sm_90 from that record; the graph kernel
-must be recorded and served; the same requirements.
+--cuda-arms: the scene with its rigid solver configured as on CUDA (scenes/cuda_arms.py: the
+decomposed constraint solver, whose iterations are the graph kernel
+solver_breakdown._kernel_solve_graph with qd.graph.do_while; the kernels' CUDA arms) and, on the
+store's side, with its block-level arms too (--cuda-simt: the level sweep, the shared-memory
+mass-matrix factor and smooth solve; qd.simt.block.sync, shared arrays, subgroup operations),
+which Quadrants runs on GPUs only. The scene is first recorded so (3 steps, scenes/simt_trace.py:
+Quadrants traces the block-level kernels as on CUDA and launches none of them) and built for cpu
+and cuda:sm_90 from that record; the graph kernel and the block-level kernels must be recorded
+and served (on the CPU each block's threads run in lockstep). Quadrants' run is the same scene
+without the block-level arms (--cuda-arms), so the two differ in the algorithms of those
+kernels; the same requirements.
 
 --backend cuda (scripts/gpu-check.sh, on a machine with a GPU): both runs on gs.cuda; the scene is
 first recorded on CUDA (3 steps) and built --target cuda from that record.
@@ -123,6 +129,8 @@ def main():
     RECORD = os.path.join(HERE, f"{opts.scene}{perf}.qdrecord.json")
     extra = (["--performance-mode"] if opts.performance_mode else []) + (
         ["--cuda-arms"] if opts.cuda_arms else [])
+    # The store runs the block-level arms too; Quadrants cannot on the CPU (see above).
+    store_extra = ["--cuda-simt"] if opts.cuda_arms else extra
 
     site = genesis_env.site_packages()
     if site is None or not os.path.exists(opts.python):
@@ -146,7 +154,8 @@ def main():
             RECORD = os.path.join(tmp, "cuda_arms.qdrecord.json")
             run_scene(opts.python, 3, None, dict(env, PYTHONPATH=os.path.join(ROOT, "runtime",
                                                                               "python")),
-                      opts.scene, prefix=("-m", "qdrt.record", "-o", RECORD, "--"), extra=extra)
+                      opts.scene, prefix=("-m", "qdrt.record", "-o", RECORD, "--"),
+                      extra=store_extra + ["--simt-trace"])
             target = ["--target", "cpu", "--target", "cuda:sm_90"]
         p = genesis_env.build_store(opts.qdbuild, site, RECORD, store, *target)
         if p.returncode != 0:
@@ -160,14 +169,14 @@ def main():
                     QDRT_LIBRARY=os.environ.get("QDRT_LIBRARY",
                                                 os.path.join(ROOT, "build", "lib", "libqdrt.so")))
         bridged, err = run_scene(opts.python, opts.steps, os.path.join(tmp, "bridge.json"), benv,
-                                 opts.scene, backend=opts.backend, extra=extra)
+                                 opts.scene, backend=opts.backend, extra=store_extra)
         # Timing runs without --out (which reads the state back every step).
         plain_t, _ = run_scene(opts.python, opts.steps, None, env, opts.scene,
                                backend=opts.backend, extra=extra)
         stats_t = os.path.join(tmp, "stats_timing.json")
         bridged_t, _ = run_scene(opts.python, opts.steps, None,
                                  dict(benv, QDRT_STORE_STATS=stats_t), opts.scene,
-                                 backend=opts.backend, extra=extra)
+                                 backend=opts.backend, extra=store_extra)
         # The scene itself (no --out, which reads the state back through Quadrants' own
         # ndarray_to_ext_arr, a kernel no record of the scene has): nothing falls back.
         timing_fallback = json.load(open(stats_t))["fallback"]
@@ -184,6 +193,12 @@ def main():
         graph = "genesis.engine.solvers.rigid.constraint.solver_breakdown:_kernel_solve_graph"
         check(graph in recorded and graph in s["served"],
               f"the decomposed solver's graph kernel was not recorded and served: {graph}")
+        rigid = "genesis.engine.solvers.rigid."
+        block_level = [rigid + "rigid_solver:kernel_substep_dynamics",
+                       rigid + "abd.forward_dynamics:kernel_refresh_invweight_and_meaninertia",
+                       rigid + "rigid_solver:kernel_substep_post"]
+        absent = [k for k in block_level if k not in recorded or k not in s["served"]]
+        check(not absent, f"block-level kernels not recorded and served: {absent}")
         print(f"built for cpu and cuda:sm_90 from the CUDA arms' record: {len(recorded)} "
               f"kernels, {sum(len(v) for v in recorded.values())} instances")
     missing = sorted(k for k in recorded if k not in s["served"])
@@ -232,7 +247,9 @@ def main():
           f"{bridged['first_step_s']:.3f} s")
     per_step = [t["later_steps_s"] / max(1, opts.steps - 1) * 1e3 for t in (plain_t, bridged_t)]
     print(f"steady state (steps 2..{opts.steps}, no --out): Quadrants {per_step[0]:.3f} ms/step, "
-          f"store {per_step[1]:.3f} ms/step ({per_step[1] / per_step[0]:.2f}x)")
+          f"store {per_step[1]:.3f} ms/step ({per_step[1] / per_step[0]:.2f}x)"
+          + (" (not the same kernels: Quadrants runs without the block-level arms)"
+             if opts.cuda_arms else ""))
     return CHECKS.finish()
 
 

@@ -25,9 +25,10 @@ constexpr OutOfReach k_out_of_reach[] = {
      "autodiff is not supported in compiled kernels (qdbuild builds forward kernels only: no "
      "gradients, tapes, grad_replaced / grad_for); run gradient kernels under Quadrants"},
     {{"simt", "simt.*"},
-     "this SIMT operation is not supported in compiled kernels yet (compiled: "
-     "qd.simt.block.sync / mem_fence / thread_idx / SharedArray, qd.simt.grid.mem_fence, "
-     "qd.simt.warp.sync, qd.simt.subgroup.sync / invocation_id)"},
+     "this SIMT operation is not supported in compiled kernels yet (compiled: qd.simt.block's "
+     "sync, mem_fence, thread_idx and SharedArray, qd.simt.grid.mem_fence, qd.simt.warp.sync, "
+     "the qd.simt.subgroup operations; not yet: register tiles, block reductions and scans, "
+     "qd.simt.warp's CUDA intrinsics)"},
     {{"graph.do_while", "graph_do_while"},
      "qd.graph.do_while() is only the test of a while loop in a graph kernel (`while "
      "qd.graph.do_while(flag):`)"},

@@ -316,6 +316,15 @@ Val Lowerer::call_method(const Val& method, const ast::Call* c, std::vector<Val>
       method.path == "format") {
     return format_string(receiver.py.s, c, args);
   }
+  if (receiver.kind == Val::Kind::py && receiver.py.kind == sema::Value::Kind::integer &&
+      method.path == "bit_length") {
+    if (!args.empty() || !c->keywords.empty()) {
+      type_error(c->pos, "int.bit_length() takes no arguments");
+    }
+    uint64_t magnitude = receiver.py.iv < 0 ? 0 - static_cast<uint64_t>(receiver.py.iv)
+                                            : static_cast<uint64_t>(receiver.py.iv);
+    return Val::of_int(magnitude == 0 ? 0 : 64 - __builtin_clzll(magnitude));
+  }
   if (receiver.kind == Val::Kind::tensor && method.path == "fill") {
     // fill() of a value that is not a place assigns into a temporary: nothing to do.
     if (args.size() != 1 || args[0].kind == Val::Kind::tensor || args[0].kind == Val::Kind::tuple) {

@@ -380,6 +380,13 @@ Val Lowerer::member(const Val& base, std::string_view attr, const ast::Pos& pos)
       return m;
     }
     case Val::Kind::py:
+      if (base.py.kind == sema::Value::Kind::integer && attr == "bit_length") {
+        Val m;  // int.bit_length() of a compile-time int (lower_func_call.cpp)
+        m.kind = Val::Kind::method;
+        m.items.push_back(base);
+        m.path = "bit_length";
+        return m;
+      }
       if (base.py.kind == sema::Value::Kind::string && attr == "format") {
         Val m;  // "...".format(...) (lower_print.cpp)
         m.kind = Val::Kind::method;

@@ -87,6 +87,26 @@ void Lowerer::lower_expr_stmt(const ast::ExprStmt* s) {
       return;  // a docstring
     }
   }
+  // `xs.append(v)` on a name bound to a compile-time list (`caps = []` in trace-time Python):
+  // the list grows, as the Python list does when Quadrants traces it.
+  if (const auto* call = s->value->as<ast::Call>()) {
+    const auto* attr = call->func->as<ast::Attribute>();
+    const auto* name = attr != nullptr ? attr->value->as<ast::Name>() : nullptr;
+    BindingRef b = name != nullptr && attr->attr == "append" ? find_local(name->id) : nullptr;
+    if (b != nullptr && b->kind == Binding::Kind::value && b->value.kind == Val::Kind::tuple &&
+        b->value.is_list) {
+      if (call->args.size != 1 || call->keywords.size != 0) {
+        type_error(call->pos, "list.append(x) takes one argument");
+      }
+      Val v = eval(call->args[0]);
+      if (v.is_runtime()) {
+        unsupported(call->pos, "appending a runtime value to a list (a list of the kernel is a "
+                               "compile-time value)");
+      }
+      b->value.items.push_back(std::move(v));
+      return;
+    }
+  }
   eval(s->value);
 }
 

@@ -25,13 +25,21 @@ def main():
     ap.add_argument("--backend", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--performance-mode", action="store_true")
     ap.add_argument("--cuda-arms", action="store_true")
+    ap.add_argument("--cuda-simt", action="store_true")
+    ap.add_argument("--simt-trace", action="store_true")
     opts = ap.parse_args()
+    if opts.simt_trace:
+        # Quadrants' caches would skip the trace simt_trace.py watches.
+        os.environ["QD_OFFLINE_CACHE"] = os.environ["QD_SRC_LL_CACHE"] = "0"
     gs.init(backend=getattr(gs, opts.backend), logging_level="warning",
             **({"performance_mode": True} if opts.performance_mode else {}))
-    if opts.cuda_arms:
+    if opts.cuda_arms or opts.cuda_simt:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import cuda_arms
-        cuda_arms.force(gs)
+        chosen = cuda_arms.force(gs, simt=opts.cuda_simt)
+    if opts.simt_trace:
+        import simt_trace
+        simt_trace.enable()
     scene = gs.Scene(show_viewer=False)
     scene.add_entity(gs.morphs.Plane())
     franka = scene.add_entity(gs.morphs.MJCF(file="xml/franka_emika_panda/panda.xml"))
