@@ -1,13 +1,15 @@
 """The Franka arm on a plane (Genesis rigid solver, CPU): the first scene qdbuild builds.
 
   python franka.py [--steps N] [--out FILE.json] [--backend cpu|cuda] [--performance-mode]
-                   [--cuda-arms]
+                   [--cuda-arms] [--cuda-simt] [--simt-trace]
 
 Prints the time of scene.build() and of the first step; with --out writes every step's qpos,
 qvel and contact count (for comparing runs). --performance-mode: gs.init(performance_mode=True),
 Genesis's solver state in qd.fields instead of ndarrays. --cuda-arms: on the CPU, the rigid solver
 configured as on CUDA where Quadrants can run it (cuda_arms.py: the decomposed solver's graph
-kernel, the kernels' CUDA arms)."""
+kernel, the kernels' CUDA arms). --cuda-simt: as on CUDA with the block-level arms too, which only
+a store runs on the CPU; --simt-trace: Quadrants traces them (for the recorder) and launches none
+(simt_trace.py)."""
 
 import argparse
 import json
@@ -36,7 +38,7 @@ def main():
     if opts.cuda_arms or opts.cuda_simt:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import cuda_arms
-        chosen = cuda_arms.force(gs, simt=opts.cuda_simt)
+        cuda_arms.force(gs, simt=opts.cuda_simt)
     if opts.simt_trace:
         import simt_trace
         simt_trace.enable()
