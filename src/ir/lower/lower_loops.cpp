@@ -551,6 +551,37 @@ void Lowerer::lower_while(const ast::While* s) {
       return;
     }
   }
+  if (frame().python) {
+    // Trace-time Python (a plain function called from a kernel): the loop runs now, as Python
+    // runs it when Quadrants traces the kernel; its test must be a compile-time value.
+    constexpr int64_t k_max_passes = 1000000;
+    m_loops.push_back(Loop{Loop::Kind::static_, frame().runtime_depth, m_frames.size() - 1});
+    for (int64_t pass = 0;; ++pass) {
+      Val test = eval(s->test);
+      if (test.is_runtime()) {
+        fail(s->test->pos, "QD206",
+             "a while loop of trace-time Python (a plain function called from a kernel) needs a "
+             "compile-time condition, got " +
+                 test.describe());
+      }
+      if (!static_truth(test, s->test->pos)) {
+        break;
+      }
+      if (pass == k_max_passes) {
+        fail(s->pos, "QD206",
+             "a while loop of trace-time Python ran " + std::to_string(k_max_passes) +
+                 " passes without ending");
+      }
+      lower_stmts(s->body);
+      Jump j = m_jump;
+      m_jump = Jump::none;
+      if (j == Jump::break_ || frame().returned) {
+        break;
+      }
+    }
+    m_loops.pop_back();
+    return;
+  }
   Stmt* st = m_kernel->stmt(StmtKind::while_, s->pos.lineno);
   st->text = line_text(s->pos.lineno);
   Block* saved = enter_loop(st, Loop::Kind::serial);

@@ -335,3 +335,16 @@ def warp_sync_partial(a: A) -> None:
     for i in range(a.shape[0]):
         qd.simt.warp.sync(0xFFFF)  # expect: 336:9 QD201 mask other than the whole warp
         a[i] = i
+
+
+def halve_until_small(n):
+    while n > 1:  # expect: 341:11 QD206 needs a compile-time condition
+        n = n // 2
+    return n
+
+
+@qd.kernel
+def trace_time_while_runtime(a: A) -> None:
+    for i in range(a.shape[0]):
+        a[i] = halve_until_small(a[i])
+

@@ -67,3 +67,26 @@ def unroll_tuple(out: I32_1, n: qd.template()) -> None:
         for d in qd.static(OFFSETS):
             s += d * 100
         out[i] = s
+
+
+def tile_caps(first, last):
+    # Trace-time Python, as Genesis's island_tile_caps: a list grown with append in a while loop.
+    caps = []
+    cap = first
+    while cap < last:
+        caps.append(cap)
+        cap *= 2
+    caps.append(last)
+    return tuple(caps)
+
+
+@qd.kernel
+def trace_time_list(x: I32_1, out: I32_1) -> None:
+    CAPS = qd.static(tile_caps(4, 40))
+    LOG2 = qd.static(CAPS[-2].bit_length() - 1)
+    for i in range(x.shape[0]):
+        k = len(CAPS) - 1
+        for j in qd.static(range(len(CAPS) - 2, -1, -1)):
+            if x[i] <= CAPS[j]:
+                k = j
+        out[i] = k * 100 + LOG2 * 10 + qd.static((-37).bit_length())

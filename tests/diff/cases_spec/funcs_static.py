@@ -18,6 +18,11 @@ CASES = [
      "args": [arr("i32", (6,), [-4, -1, 0, 2, 3, 9]), arr("i32", (6,))], "outputs": [1]},
     {"name": "funcs_top_level_loop", "kernel": "funcs_k:func_top_level_loop",
      "args": [arr("i32", (5,)), arr("i32", (5,))], "outputs": [0, 1]},
+    # caps (4, 8, 16, 32, 40): the smallest cap holding x, log2(32) = 5, (-37).bit_length() = 6.
+    {"name": "static_trace_time_list", "kernel": "static_k:trace_time_list",
+     "args": [{"array": "i32", "shape": (6,), "init": [1, 4, 5, 17, 33, 40]},
+              {"array": "i32", "shape": (6,)}],
+     "outputs": [1], "expected": {1: [56, 56, 156, 356, 456, 456]}},
     {"name": "static_stencil", "kernel": "static_k:stencil",
      "args": [arr("f32", (7,), [1, 2, 4, 8, 16, 32, 64]), arr("f32", (7,))], "outputs": [1]},
     {"name": "static_branches", "kernel": "static_k:static_branches",
