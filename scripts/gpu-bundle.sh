@@ -9,6 +9,12 @@
 #   stores/rt       the runtime's hand-written kernels (tests/cuda_runtime/kernels.cu; nvcc here)
 #   stores/bench    qdbuild-compiled bandwidth-bound kernels (tests/cuda/bench_kernels.py)
 #   reference/      the corpus's CPU outputs as computed here
+#   genesis/        Genesis's Franka scene with its CUDA arms (block-level kernels included):
+#                   store/ built for cpu and cuda:sm_90, calls/ the first call of each kernel
+#                   instance captured on the CPU with its inputs and outputs; taken from
+#                   build/genesis-cuda-arms (ctest genesis_bridge_cuda_arms keeps it there) or
+#                   made now (tests/genesis/bridge_franka.py --cuda-arms --keep); left out
+#                   without build/genesis-venv
 #   run.sh          the one command: CPU-side self checks, the GPU probe (no GPU: exit 125), the
 #                   runtime kernels and benchmarks, every corpus case on the GPU against the CPU;
 #                   a table last; exit 0 all matched, 1 a failure
@@ -56,6 +62,24 @@ cp build/gpu-bundle-rt/work/kernels.cubin "$out/stores/rt.cubin"
 rm -rf build/gpu-bundle-rt
 QDRT_LIBRARY="$PWD/$out/build/lib/libqdrt.so" python3 "$out/tests/diff/gpu_compare.py" \
   --cpu-record "$out/stores/corpus" "$out/reference/corpus_cpu.json"
+
+# Genesis's calls: the genesis_bridge_cuda_arms test's (kept), else made now.
+genesis=build/genesis-cuda-arms
+if [[ ! -f "$genesis/calls/index.json" && -x build/genesis-venv/bin/python ]]; then
+  python3 tests/genesis/bridge_franka.py --qdbuild build/bin/qdbuild \
+    --python build/genesis-venv/bin/python --cuda-arms --steps 5 --keep "$genesis" >/dev/null ||
+    echo "gpu-bundle: recording Genesis's calls failed (the bundle goes without them)"
+fi
+if [[ -f "$genesis/calls/index.json" ]]; then
+  mkdir -p "$out/genesis"
+  cp -r "$genesis/store" "$genesis/calls" "$out/genesis/"
+  echo "gpu-bundle: Genesis's calls from $genesis: $(python3 -c "import json, sys; \
+d = json.load(open(sys.argv[1])); print(len(d['calls']), 'captured,', len(d['not_captured']), \
+'not:', ', '.join(sorted(k.split(':')[-1] for k in d['not_captured'])) or 'none')" \
+    "$genesis/calls/index.json")"
+else
+  echo "gpu-bundle: no Genesis calls (no build/genesis-venv)"
+fi
 
 size=$(du -sb "$out" | cut -f1)
 echo "gpu-bundle: $out, $((size / 1024 / 1024)) MiB ($size bytes; at most 56 MiB)"

@@ -7,7 +7,10 @@
 #   3. the runtime's kernels on the GPU and the benchmarks (saxpy against a device-to-device copy,
 #      launch overhead against an empty cuLaunchKernel), then qdbuild's own saxpy and copy kernels
 #      against the same copy;
-#   4. every corpus case built for cuda:sm_90 on the GPU against the CPU.
+#   4. every corpus case built for cuda:sm_90 on the GPU against the CPU;
+#   5. Genesis's kernel calls captured on the CPU (the Franka scene with its CUDA arms, block-level
+#      kernels included) replayed on the GPU against the outputs they had on the CPU (when the
+#      bundle has them: genesis/).
 # A table last. Exit 0 all matched, 1 a failure, 125 no GPU. Output files: $QD_BUNDLE_OUT (default
 # a new temporary directory).
 set -uo pipefail
@@ -34,6 +37,10 @@ echo "== gpu-bundle: CPU-side self checks"
 python3 tests/diff/gpu_compare.py --cpu-check stores/corpus reference/corpus_cpu.json \
   --table "$table" || status=1
 python3 tests/diff/gpu_compare.py --bandwidth stores/bench --cpu --table "$table" || status=1
+if [[ -d genesis/calls ]]; then
+  python3 tests/diff/gpu_compare.py --genesis genesis/store genesis/calls --cpu --table "$table" ||
+    status=1
+fi
 if ((status)); then
   show_table "the CPU-side checks failed"
   exit 1
@@ -55,6 +62,11 @@ echo "== gpu-bundle: qdbuild's bandwidth-bound kernels against a device-to-devic
 python3 tests/diff/gpu_compare.py --bandwidth stores/bench --table "$table" || status=1
 echo "== gpu-bundle: the differential corpus on the GPU against the CPU"
 python3 tests/diff/gpu_compare.py --corpus stores/corpus --table "$table" || status=1
+if [[ -d genesis/calls ]]; then
+  echo "== gpu-bundle: Genesis's kernel calls on the GPU against the CPU"
+  python3 tests/diff/gpu_compare.py --genesis genesis/store genesis/calls --table "$table" ||
+    status=1
+fi
 gpu=$(python3 tests/diff/gpu_compare.py --probe)
 show_table "${gpu#gpu-check: }"
 exit "$status"

@@ -18,6 +18,10 @@
   gpu_compare.py --cpu-check STORE REF            every case on the CPU against REF: the same
                                                   outputs (the device bundle's CPU-side check,
                                                   scripts/gpu-bundle.sh)
+  gpu_compare.py --genesis STORE CALLS [--cpu]    Genesis's kernel calls captured on the CPU
+                                                  (tests/genesis/scenes/capture_calls.py)
+                                                  replayed on the GPU (--cpu: on this CPU)
+                                                  against the outputs they had there
 --table FILE appends "name|value|verdict" rows for the final table. Exit 0 all good, 1 not.
 """
 import argparse
@@ -270,6 +274,106 @@ def cpu_check(store_dir, path, pattern, table):
     return 0 if ok else 1
 
 
+# --- Genesis's captured calls (tests/genesis/scenes/capture_calls.py) ----------------------------
+
+_FMT = {"i8": "b", "i16": "h", "i32": "i", "i64": "q", "u8": "B", "u16": "H", "u32": "I",
+        "u64": "Q", "f32": "f", "f64": "d", "u1": "B"}
+
+
+def _values(dtype, data):
+    import array
+    a = array.array(_FMT[dtype])
+    a.frombytes(data)
+    return a.tolist()
+
+
+def _array_differs(dtype, got, want):
+    """Why `got` is not `want` (bytes of one array), or None: integers exactly, floats within
+    rtol 1e-4 and 1e-5 of the array's largest magnitude (compare_kernels.py's tolerance); an
+    array that matches only once sorted (slots handed out by atomics) is reported as such."""
+    if got == want:
+        return None
+    g, w = _values(dtype, got), _values(dtype, want)
+    if dtype in ("f32", "f64"):
+        scale = max([abs(x) for x in w if x == x and abs(x) != float("inf")] or [0.0])
+
+        def close(a, b):
+            return a == b or (a != a and b != b) or abs(a - b) <= 1e-4 * abs(b) + 1e-5 * max(scale, 1.0)
+        bad = [i for i, (a, b) in enumerate(zip(g, w)) if not close(a, b)]
+        if not bad:
+            return None
+        if all(close(a, b) for a, b in zip(sorted(g), sorted(w))):
+            return "equal up to order"
+        return "[%d]: %r against %r (%d differ)" % (bad[0], g[bad[0]], w[bad[0]], len(bad))
+    if sorted(g) == sorted(w):
+        return "equal up to order"
+    bad = [i for i, (a, b) in enumerate(zip(g, w)) if a != b]
+    return "[%d]: %r against %r (%d differ)" % (bad[0], g[bad[0]], w[bad[0]], len(bad))
+
+
+def genesis_calls(store_dir, calls_dir, device, table):
+    """Every captured call replayed from its inputs on `device` and compared with the outputs it
+    had where it was captured (the CPU's, here)."""
+    import ctypes
+    import json
+    import zlib
+    import qdrt
+    with open(os.path.join(calls_dir, "index.json")) as f:
+        index = json.load(f)
+    cuda = Cuda() if device == "cuda" else None
+    store = qdrt.open(store_dir, lazy=True)
+    failed, passed, reordered = [], 0, 0
+
+    def read(name):
+        with open(os.path.join(calls_dir, name), "rb") as f:
+            return zlib.decompress(f.read())
+    for n, call in enumerate(index["calls"]):
+        label = "%s#%d" % (call["kernel"].split(":")[-1], n)
+        try:
+            args, arrays = [], []
+            for a in call["args"]:
+                if a["kind"] == "array":
+                    data = read(a["file"] + ".in.z")
+                    want = data if a.get("unchanged") else read(a["file"] + ".out.z")
+                    if device == "cuda":
+                        host = bytearray(data) or bytearray(1)
+                        dev = DeviceArray(cuda, host, a["dtype"], a["shape"])
+                        args.append(dev)
+                        arrays.append((a, host, dev, len(data), want))
+                    else:
+                        buf = ctypes.create_string_buffer(data, max(1, len(data)))
+                        args.append(qdrt.HostArray(ctypes.addressof(buf), a["dtype"], a["shape"]))
+                        arrays.append((a, buf, None, len(data), want))
+                else:
+                    args.append(a["value"])
+            store.kernel(call["kernel"])(*args, device=device)
+            if cuda is not None:
+                cuda.sync()
+            whys = []
+            for a, host, dev, size, want in arrays:
+                if dev is not None:
+                    dev.copy_back()
+                got = bytes(host[:size]) if dev is not None else host.raw[:size]
+                why = _array_differs(a["dtype"], got, want)
+                if why and why != "equal up to order":
+                    whys.append("argument %s: %s" % (a["file"].split("_")[-1], why))
+                elif why:
+                    reordered += 1
+        except Exception as e:  # noqa: BLE001
+            whys = ["%s: %s" % (type(e).__name__, e)]
+        if whys:
+            failed.append(label)
+            print("FAIL %s: %s" % (label, "; ".join(whys[:3])), flush=True)
+        else:
+            passed += 1
+            print("PASS %s" % label, flush=True)
+    total = len(index["calls"])
+    ok = not failed and passed > 0
+    row(table, "Genesis calls %s vs CPU" % ("GPU" if device == "cuda" else "this CPU"),
+        "%d/%d calls agree (%d arrays up to order)" % (passed, total, reordered), ok)
+    return 0 if ok else 1
+
+
 def row(table, name, value, ok):
     print("%-28s %-44s %s" % (name, value, "ok" if ok else "FAIL"))
     if table:
@@ -363,6 +467,7 @@ def main():
     ap.add_argument("--cpu", action="store_true")
     ap.add_argument("--cpu-record", nargs=2, metavar=("STORE", "OUT"))
     ap.add_argument("--cpu-check", nargs=2, metavar=("STORE", "REF"))
+    ap.add_argument("--genesis", nargs=2, metavar=("STORE", "CALLS"))
     ap.add_argument("-k", dest="pattern")
     ap.add_argument("--table")
     a = ap.parse_args()
@@ -378,6 +483,8 @@ def main():
         return cpu_record(*a.cpu_record, a.pattern)
     if a.cpu_check:
         return cpu_check(*a.cpu_check, a.pattern, a.table)
+    if a.genesis:
+        return genesis_calls(*a.genesis, "cpu" if a.cpu else "cuda", a.table)
     ap.print_help()
     return 2
 

@@ -4,7 +4,7 @@ on Quadrants: 200 steps, every step's qpos, qvel and contact count.
 
   bridge_franka.py [--scene franka|go2] [--envelope] [--backend cpu|cuda]
                    [--qdbuild build/bin/qdbuild] [--python build/genesis-venv/bin/python]
-                   [--steps 200] [--performance-mode] [--cuda-arms]
+                   [--steps 200] [--performance-mode] [--cuda-arms] [--keep DIR]
 
 Builds the committed record (tests/genesis/<scene>.qdrecord.json) into a fresh store, runs
 tests/genesis/scenes/<scene>.py --out twice (plain, then with PYTHONPATH=runtime/python
@@ -45,6 +45,7 @@ equal at every step before the first at which that run's differ.
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -124,6 +125,10 @@ def main():
                     help="gs.init(performance_mode=True): the state in qd.fields")
     ap.add_argument("--cuda-arms", action="store_true",
                     help="the rigid solver configured as on CUDA where the CPU can run it")
+    ap.add_argument("--keep", metavar="DIR",
+                    help="keep the store, the record and the first call of each kernel instance "
+                         "of the store's run (capture_calls.py) in DIR/store, DIR/record.json, "
+                         "DIR/calls (the device bundle takes them)")
     opts = ap.parse_args()
     perf = "_perf" if opts.performance_mode else ""
     RECORD = os.path.join(HERE, f"{opts.scene}{perf}.qdrecord.json")
@@ -168,8 +173,16 @@ def main():
                     QDRT_STORE_STATS=stats,
                     QDRT_LIBRARY=os.environ.get("QDRT_LIBRARY",
                                                 os.path.join(ROOT, "build", "lib", "libqdrt.so")))
+        calls = os.path.join(tmp, "calls")
         bridged, err = run_scene(opts.python, opts.steps, os.path.join(tmp, "bridge.json"), benv,
-                                 opts.scene, backend=opts.backend, extra=store_extra)
+                                 opts.scene, backend=opts.backend,
+                                 extra=store_extra + (["--capture", calls] if opts.keep else []))
+        if opts.keep:
+            shutil.rmtree(opts.keep, ignore_errors=True)
+            os.makedirs(opts.keep)
+            shutil.copytree(store, os.path.join(opts.keep, "store"))
+            shutil.copytree(calls, os.path.join(opts.keep, "calls"))
+            shutil.copy(RECORD, os.path.join(opts.keep, "record.json"))
         # Timing runs without --out (which reads the state back every step).
         plain_t, _ = run_scene(opts.python, opts.steps, None, env, opts.scene,
                                backend=opts.backend, extra=extra)

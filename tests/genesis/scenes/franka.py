@@ -1,7 +1,7 @@
 """The Franka arm on a plane (Genesis rigid solver, CPU): the first scene qdbuild builds.
 
   python franka.py [--steps N] [--out FILE.json] [--backend cpu|cuda] [--performance-mode]
-                   [--cuda-arms] [--cuda-simt] [--simt-trace]
+                   [--cuda-arms] [--cuda-simt] [--simt-trace] [--capture DIR]
 
 Prints the time of scene.build() and of the first step; with --out writes every step's qpos,
 qvel and contact count (for comparing runs). --performance-mode: gs.init(performance_mode=True),
@@ -9,7 +9,8 @@ Genesis's solver state in qd.fields instead of ndarrays. --cuda-arms: on the CPU
 configured as on CUDA where Quadrants can run it (cuda_arms.py: the decomposed solver's graph
 kernel, the kernels' CUDA arms). --cuda-simt: as on CUDA with the block-level arms too, which only
 a store runs on the CPU; --simt-trace: Quadrants traces them (for the recorder) and launches none
-(simt_trace.py)."""
+(simt_trace.py). --capture DIR: the first call of each kernel instance the store serves, with
+its inputs and outputs (capture_calls.py)."""
 
 import argparse
 import json
@@ -29,6 +30,7 @@ def main():
     ap.add_argument("--cuda-arms", action="store_true")
     ap.add_argument("--cuda-simt", action="store_true")
     ap.add_argument("--simt-trace", action="store_true")
+    ap.add_argument("--capture", metavar="DIR")
     opts = ap.parse_args()
     if opts.simt_trace:
         # Quadrants' caches would skip the trace simt_trace.py watches.
@@ -42,6 +44,10 @@ def main():
     if opts.simt_trace:
         import simt_trace
         simt_trace.enable()
+    if opts.capture:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import capture_calls
+        capture_calls.enable(opts.capture)
     scene = gs.Scene(show_viewer=False)
     scene.add_entity(gs.morphs.Plane())
     franka = scene.add_entity(gs.morphs.MJCF(file="xml/franka_emika_panda/panda.xml"))
