@@ -825,7 +825,8 @@ private:
         out().line("F_.xa_ = " + ex(s.index) + ";");
         std::string k = std::to_string(m_next_state++);
         out().line("F_.state_ = " + k + ";");
-        out().line("F_.wait_ = qd::k_at_warp_sync;");
+        out().line(is_block_op(s.warp) ? "F_.wait_ = qd::k_at_block_sync;"
+                                       : "F_.wait_ = qd::k_at_warp_sync;");
         out().line("goto qd_yield_;");
         out().line("case " + k + ":;");
         if (s.warp == WarpOp::shuffle || s.warp == WarpOp::shuffle_up ||

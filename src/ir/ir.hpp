@@ -140,7 +140,20 @@ const char* name_of(Fence f);
 // shuffle: lane index & 31 (CUDA shfl.sync.idx); up / down: lane -/+ (index & 31), the own value
 // where that leaves the warp; ballot: u32, bit l set when lane l's value is non-zero; all / any:
 // i32 0 or 1 over the warp's live lanes.
-enum class WarpOp : uint8_t { shuffle = 1, shuffle_up, shuffle_down, ballot, all, any };
+// block_all / block_any / block_count: a block barrier that also reduces every live thread's
+// predicate (qd.simt.block.sync_all_nonzero / _any_ / _count_; i32).
+enum class WarpOp : uint8_t {
+  shuffle = 1,
+  shuffle_up,
+  shuffle_down,
+  ballot,
+  all,
+  any,
+  block_all,
+  block_any,
+  block_count,
+};
+inline bool is_block_op(WarpOp op) { return op >= WarpOp::block_all; }
 const char* name_of(WarpOp op);
 
 // exchange: old = target; target = value. cas: old = target; if old == expected: target = value.

@@ -121,7 +121,8 @@ struct Verifier {
           return bad("warp op operands" + at);
         }
         DType r = k.vars[s.var].type;
-        bool vote = s.warp == WarpOp::ballot || s.warp == WarpOp::all || s.warp == WarpOp::any;
+        bool vote = s.warp == WarpOp::ballot || s.warp == WarpOp::all || s.warp == WarpOp::any ||
+                    is_block_op(s.warp);
         if (vote) {
           return r == (s.warp == WarpOp::ballot ? DType::u32 : DType::i32) ||
                  bad("warp vote result type" + at);

@@ -134,7 +134,13 @@ template <int Op> inline i32 shfl32(i32 v, i32 arg) {
   }
 }
 template <int Op, class T> inline T warp_op(T v, i32 arg) {
-  if constexpr (Op == 4) {
+  if constexpr (Op == 7) {
+    return static_cast<T>(__nvvm_bar0_and(v != 0));
+  } else if constexpr (Op == 8) {
+    return static_cast<T>(__nvvm_bar0_or(v != 0));
+  } else if constexpr (Op == 9) {
+    return static_cast<T>(__nvvm_bar0_popc(v != 0));
+  } else if constexpr (Op == 4) {
     return static_cast<T>(__nvvm_vote_ballot_sync(0xffffffffu, v != 0));
   } else if constexpr (Op == 5) {
     return static_cast<T>(__nvvm_vote_all_sync(0xffffffffu, v != 0));
@@ -160,7 +166,7 @@ inline void grid_fence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 enum : i32 { k_running = 0, k_at_block_sync = 1, k_at_warp_sync = 2, k_exited = 3 };
 // A warp operation of a thread that is the only one (a serial task): lane 0 of a warp of one.
 template <int Op, class T> inline T warp_op(T v, i32 arg) {
-  if constexpr (Op >= 4) {
+  if constexpr (Op >= 4) {  // a vote or a block reduction of one thread's predicate
     return static_cast<T>(v != 0 ? 1 : 0);
   } else {
     (void)arg;
@@ -238,8 +244,22 @@ template <class F> inline bool block_release(F* f, i32 n) {
     state = f[t].state_;
     any = true;
   }
+  // A block barrier that reduces the predicates (sync_all / any / count_nonzero: xop_ 7, 8, 9).
+  i32 count = 0;
+  i32 live = 0;
+  for (i32 t = 0; t < n; ++t) {
+    if (f[t].wait_ != k_exited) {
+      count += f[t].xv_ != 0 ? 1 : 0;
+      ++live;
+    }
+  }
   for (i32 t = 0; t < n && any; ++t) {
-    f[t].wait_ = f[t].wait_ == k_exited ? k_exited : k_running;
+    if (f[t].wait_ == k_exited) {
+      continue;
+    }
+    f[t].wait_ = k_running;
+    i32 op = f[t].xop_;
+    f[t].xr_ = op == 7 ? (count == live ? 1 : 0) : op == 8 ? (count > 0 ? 1 : 0) : u64(count);
   }
   return any;
 }

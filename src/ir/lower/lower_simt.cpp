@@ -80,6 +80,20 @@ std::optional<Val> Lowerer::call_simt(const std::string& path, const ast::Call* 
     }
     return fence(Fence::warp_sync);
   }
+  for (auto [name, op] : {std::pair{"all", WarpOp::block_all}, std::pair{"any", WarpOp::block_any},
+                          std::pair{"count", WarpOp::block_count}}) {
+    if (path == std::string("simt.block.sync_") + name + "_nonzero") {
+      // A block barrier that also reduces the threads' predicates (CUDA's bar.red).
+      if (args.size() != 1 || !c->keywords.empty()) {
+        type_error(pos, "qd." + path + "(predicate) takes one predicate");
+      }
+      const Expr* p = to_scalar(args[0], pos);
+      if (is_float(p->type)) {
+        type_error(pos, "qd." + path + "(predicate): the predicate is an integer");
+      }
+      return Val::of_scalar(warp_op(op, p, zero_i32(), pos));
+    }
+  }
   if (path == "simt.block.thread_idx") {
     no_args("block.thread_idx");
     return Val::of_scalar(m_kernel->thread_idx());
@@ -104,10 +118,9 @@ const Expr* Lowerer::warp_op(WarpOp op, const Expr* value, const Expr* index, co
                           name_of(value->type));
     }
   }
-  DType r = op == WarpOp::ballot                     ? DType::u32
-            : op == WarpOp::all || op == WarpOp::any ? DType::i32
-                                                     : value->type;
-  if (op == WarpOp::ballot || op == WarpOp::all || op == WarpOp::any) {
+  bool vote = op == WarpOp::ballot || op == WarpOp::all || op == WarpOp::any || is_block_op(op);
+  DType r = op == WarpOp::ballot ? DType::u32 : vote ? DType::i32 : value->type;
+  if (vote) {
     value = m_kernel->cast(DType::i32, m_kernel->binary(BinOp::ne, DType::u1, value,
                                                         m_kernel->cast(value->type, zero_i32())));
   }

@@ -244,3 +244,14 @@ def genesis_lane_helpers(f: F32_1, out: F32_1) -> None:
         sh[tid] = block_sum(f[i])
         qd.simt.block.sync()
         out[i] = sh[(tid + 1) % 32] - f[i]
+
+
+@qd.kernel
+def block_votes(x: I32_1, out: I32_1) -> None:
+    # Barriers that reduce a predicate over the block (CUDA's bar.red): two blocks of 64.
+    qd.loop_config(block_dim=64)
+    for i in range(x.shape[0]):
+        c = qd.simt.block.sync_count_nonzero(x[i] % 3 == 0)
+        a = qd.simt.block.sync_all_nonzero(x[i] >= 0)
+        n = qd.simt.block.sync_any_nonzero(x[i] == 7)
+        out[i] = c * 100 + a * 10 + n

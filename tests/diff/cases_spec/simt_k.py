@@ -179,3 +179,21 @@ CASES += [
                       - (float(i % 5) - 2.0) for i in range(64)]},
      "gpu_only": GPU_ONLY},
 ]
+
+
+def _block_votes(n):
+    x = [(5 * i + i // 7) % 13 - 1 for i in range(n)]
+    out = []
+    for i in range(n):
+        blk = x[(i // 64) * 64:(i // 64) * 64 + 64]
+        out.append(sum(1 for v in blk if v % 3 == 0) * 100 + int(all(v >= 0 for v in blk)) * 10
+                   + int(any(v == 7 for v in blk)))
+    return x, out
+
+
+_BX, _BO = _block_votes(128)
+CASES += [
+    {"name": "simt_block_votes", "kernel": "simt_k:block_votes",
+     "args": [arr("i32", (128,), _BX), arr("i32", (128,))],
+     "outputs": [1], "expected": {1: _BO}, "gpu_only": GPU_ONLY},
+]

@@ -125,7 +125,14 @@ def _release(block):
     if len(sites) != 1 or next(iter(sites))[0] != "block":
         raise RuntimeError("the threads of a block wait at different barriers "
                            f"({sorted(map(str, sites))}): CUDA deadlocks here")
+    # A barrier that reduces the predicates (sync_all / any / count_nonzero).
+    count = sum(1 for t in live if block.ops[t] is not None and block.ops[t][1] != 0)
     for t in live:
+        if block.ops[t] is not None:
+            op = block.ops[t][0]
+            block.results[t] = (int(count == len(live)) if op == "block_all" else
+                                int(count > 0) if op == "block_any" else count)
+            block.ops[t] = None
         block.waiting[t] = None
     return live
 
@@ -193,6 +200,19 @@ def _warp_sync(mask=0xFFFFFFFF):
 
 def _fence():
     return None
+
+
+def _block_vote(op):
+    def vote(predicate):
+        raw = predicate.v if isinstance(predicate, Scalar) else predicate
+        block = _block()
+        if block is None:
+            return Scalar(dt.i32, int(raw != 0))
+        t = _tls.thread
+        block.ops[t] = (op, raw, 0)
+        _wait("block", None)
+        return Scalar(dt.i32, block.results[t])
+    return vote
 
 
 def _warp_op(op, value, arg=0):
@@ -276,7 +296,10 @@ def _invocation_id():
 
 
 block = _types.SimpleNamespace(sync=_sync, mem_fence=_fence, mem_sync=_fence,
-                               thread_idx=_thread_idx, SharedArray=_shared_array)
+                               thread_idx=_thread_idx, SharedArray=_shared_array,
+                               sync_all_nonzero=_block_vote("block_all"),
+                               sync_any_nonzero=_block_vote("block_any"),
+                               sync_count_nonzero=_block_vote("block_count"))
 grid = _types.SimpleNamespace(mem_fence=_fence, memfence=_fence)
 warp = _types.SimpleNamespace(sync=_warp_sync)
 subgroup = _types.SimpleNamespace(
