@@ -180,20 +180,25 @@ KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t
     out.arguments.push_back(std::move(a));
   }
 
-  const ir::Stmt* misplaced = nullptr;
-  if (misplaced_shared(k, &misplaced) >= 0) {
+  // A QD201 refusal of the kernel at (line, col); the kernel is not generated.
+  auto refuse = [&](int32_t line, int32_t col, std::string message) {
     sema::SemaDiagnostic d;
     d.d.severity = syntax::Severity::Error;
-    d.d.line = misplaced->line;
-    d.d.col = misplaced->col;
+    d.d.line = line;
+    d.d.col = col;
     d.d.code = "QD201";
-    d.d.message = "a qd.simt.block.SharedArray used outside the parallel for loop that declares "
-                  "it is not supported in compiled kernels (it belongs to that loop's thread "
-                  "blocks)";
+    d.d.message = std::move(message);
     d.module = analysis.program->defs[report.def].module;
     d.kernel = report.id;
     out.diagnostics.push_back(std::move(d));
     return out;
+  };
+  const ir::Stmt* misplaced = nullptr;
+  if (misplaced_shared(k, &misplaced) >= 0) {
+    return refuse(misplaced->line, misplaced->col,
+                  "a qd.simt.block.SharedArray used outside the parallel for loop that declares "
+                  "it is not supported in compiled kernels (it belongs to that loop's thread "
+                  "blocks)");
   }
   Flavor flavor = options.cuda ? Flavor::cuda : Flavor::cpu;
   size_t passed = 0;
@@ -201,33 +206,17 @@ KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t
     passed += p.slot >= 0 ? 1 : 0;
   }
   if (options.cuda && passed > QDRT_CUDA_MAX_ARGS) {
-    sema::SemaDiagnostic d;
-    d.d.severity = syntax::Severity::Error;
-    d.d.line = analysis.program->defs[report.def].line;
-    d.d.col = analysis.program->defs[report.def].col;
-    d.d.code = "QD201";
-    d.d.message = "a CUDA kernel passing more than " + std::to_string(QDRT_CUDA_MAX_ARGS) +
-                  " arguments (" + std::to_string(passed) +
-                  ": parameters and dataclass members) is not supported in kernels";
-    d.module = analysis.program->defs[report.def].module;
-    d.kernel = report.id;
-    out.diagnostics.push_back(std::move(d));
-    return out;
+    return refuse(analysis.program->defs[report.def].line, analysis.program->defs[report.def].col,
+                  "a CUDA kernel passing more than " + std::to_string(QDRT_CUDA_MAX_ARGS) +
+                      " arguments (" + std::to_string(passed) +
+                      ": parameters and dataclass members) is not supported in kernels");
   }
   if (options.cuda) {
     for (const ir::Task& t : k.tasks) {
       if (const ir::Stmt* r = find_stmt(t, ir::StmtKind::random)) {
-        sema::SemaDiagnostic d;
-        d.d.severity = syntax::Severity::Error;
-        d.d.line = r->line;
-        d.d.col = r->col;
-        d.d.code = "QD201";
-        d.d.message = "qd.random in a CUDA kernel is not supported yet (compiled kernels draw from "
-                      "Quadrants' generator states on the CPU only)";
-        d.module = analysis.program->defs[report.def].module;
-        d.kernel = report.id;
-        out.diagnostics.push_back(std::move(d));
-        return out;
+        return refuse(r->line, r->col,
+                      "qd.random in a CUDA kernel is not supported yet (compiled kernels draw "
+                      "from Quadrants' generator states on the CPU only)");
       }
     }
   }
@@ -235,16 +224,9 @@ KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t
   for (const ir::Task& t : k.tasks) {
     graph_loops = graph_loops || !t.loop_ends.empty();
     if (t.loop_ends.size() > QDRT_MAX_LOOP_ENDS) {
-      sema::SemaDiagnostic d;
-      d.d.severity = syntax::Severity::Error;
-      d.d.line = t.loop_ends.back().line;
-      d.d.code = "QD201";
-      d.d.message = "qd.graph.do_while loops nested more than " +
-                    std::to_string(QDRT_MAX_LOOP_ENDS) + " deep are not supported in kernels";
-      d.module = analysis.program->defs[report.def].module;
-      d.kernel = report.id;
-      out.diagnostics.push_back(std::move(d));
-      return out;
+      return refuse(t.loop_ends.back().line, 0,
+                    "qd.graph.do_while loops nested more than " +
+                        std::to_string(QDRT_MAX_LOOP_ENDS) + " deep are not supported in kernels");
     }
   }
   qdrt_task_launch base{};

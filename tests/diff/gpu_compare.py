@@ -276,13 +276,10 @@ def cpu_check(store_dir, path, pattern, table):
 
 # --- Genesis's captured calls (tests/genesis/scenes/capture_calls.py) ----------------------------
 
-_FMT = {"i8": "b", "i16": "h", "i32": "i", "i64": "q", "u8": "B", "u16": "H", "u32": "I",
-        "u64": "Q", "f32": "f", "f64": "d", "u1": "B"}
-
-
 def _values(dtype, data):
     import array
-    a = array.array(_FMT[dtype])
+    import harness
+    a = array.array("B" if dtype == "u1" else harness.FORMATS[dtype])
     a.frombytes(data)
     return a.tolist()
 

@@ -195,6 +195,13 @@ std::optional<Val> Lowerer::subgroup_op(const std::string& name, const ast::Call
     }
     return m_kernel->binary(BinOp::bit_xor, t, a, b);
   };
+  // A tiled operation's `log2_size` argument (after `values` values), or 5 (the whole warp)
+  // for its untiled spelling.
+  auto width = [&](size_t values, const char* usage) {
+    bool tiled = name.ends_with("_tiled");
+    need(values + (tiled ? 1 : 0), (name + usage).c_str());
+    return tiled ? log2_of(values, "log2_size") : 5;
+  };
   auto xor_lane = [&](int64_t mask) {
     return m_kernel->binary(BinOp::bit_xor, DType::i32, lane_id(), i32c(mask));
   };
@@ -267,9 +274,7 @@ std::optional<Val> Lowerer::subgroup_op(const std::string& name, const ast::Call
   // Quadrants' shuffle_xor butterfly).
   bool all_true = name == "all_true_tiled" || name == "all_true";
   if (all_true || name == "any_true_tiled" || name == "any_true") {
-    bool tiled = name.ends_with("_tiled");
-    need(tiled ? 2 : 1, (name + (tiled ? "(predicate, log2_size)" : "(predicate)")).c_str());
-    int32_t l2 = tiled ? log2_of(1, "log2_size") : 5;
+    int32_t l2 = width(1, name.ends_with("_tiled") ? "(predicate, log2_size)" : "(predicate)");
     const Expr* p = keep(m_kernel->cast(
         DType::i32, m_kernel->binary(BinOp::ne, DType::u1, to_scalar(args[0], pos),
                                      m_kernel->cast(to_scalar(args[0], pos)->type, zero_i32()))));
@@ -290,9 +295,7 @@ std::optional<Val> Lowerer::subgroup_op(const std::string& name, const ast::Call
       if (name != base && name != base + "_tiled") {
         continue;
       }
-      bool tiled = name.ends_with("_tiled");
-      need(tiled ? 2 : 1, (name + (tiled ? "(value, log2_size)" : "(value)")).c_str());
-      int32_t l2 = tiled ? log2_of(1, "log2_size") : 5;
+      int32_t l2 = width(1, name.ends_with("_tiled") ? "(value, log2_size)" : "(value)");
       const Expr* v = scalar(0);
       for (int32_t i = 0; i < l2; ++i) {
         const Expr* other = all ? warp_op(WarpOp::shuffle, v, xor_lane(int64_t{1} << i), pos)
@@ -309,9 +312,7 @@ std::optional<Val> Lowerer::subgroup_op(const std::string& name, const ast::Call
     if (name != base && name != base + "_tiled") {
       continue;
     }
-    bool tiled = name.ends_with("_tiled");
-    need(tiled ? 2 : 1, (name + (tiled ? "(value, log2_size)" : "(value)")).c_str());
-    int32_t l2 = tiled ? log2_of(1, "log2_size") : 5;
+    int32_t l2 = width(1, name.ends_with("_tiled") ? "(value, log2_size)" : "(value)");
     const Expr* v = scalar(0);
     const Expr* in_group =
         keep(m_kernel->binary(BinOp::bit_and, DType::i32, lane_id(), i32c((int64_t{1} << l2) - 1)));
@@ -328,8 +329,7 @@ std::optional<Val> Lowerer::subgroup_op(const std::string& name, const ast::Call
     if (name != std::string("segmented_reduce_") + op + "_tiled") {
       continue;
     }
-    need(3, (name + "(value, head_flag, log2_size)").c_str());
-    int32_t l2 = log2_of(2, "log2_size");
+    int32_t l2 = width(2, "(value, head_flag, log2_size)");
     const Expr* v = scalar(0);
     const Expr* head = to_scalar(args[1], pos);
     const Expr* mask = warp_op(WarpOp::ballot, head, zero_i32(), pos);  // u32

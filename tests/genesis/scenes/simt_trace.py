@@ -17,7 +17,6 @@ _NOT_COMPILED = object()
 
 
 def enable():
-    import quadrants as qd
     from quadrants.lang import impl
     import importlib
     kernel_module = importlib.import_module("quadrants.lang.kernel")
@@ -83,4 +82,3 @@ def enable():
     import atexit
     atexit.register(lambda: print(f"simt_trace: skipped launches {sorted(skipped.items())}",
                                   file=sys.stderr))
-    del qd

@@ -63,6 +63,17 @@ def declare_value(value):
     return value
 
 
+def loop_scope(names, idx, grouped):
+    """The scope of one iteration: the loop variables (immutable) bound to the index tuple."""
+    if grouped:
+        bound = {names[0]: Tensor(dt.i32, (len(idx),), idx)}
+    else:
+        bound = {n: Scalar(dt.i32, i) for n, i in zip(names, idx)}
+    bound = Scope(bound)
+    bound.fixed.update(bound)  # loop variables are immutable
+    return bound
+
+
 class Interpreter(ExpressionEvaluator):
     def __init__(self, ctx, fn_globals, closure, is_kernel):
         self.ctx = ctx
@@ -309,14 +320,7 @@ class Interpreter(ExpressionEvaluator):
                 sub = copy.copy(self)
                 sub.ctx = copy.copy(self.ctx)
                 sub.scopes = list(self.scopes)
-                idx = chunk[t]
-                if grouped:
-                    bound = {names[0]: Tensor(dt.i32, (len(idx),), idx)}
-                else:
-                    bound = {n: Scalar(dt.i32, i) for n, i in zip(names, idx)}
-                bound = Scope(bound)
-                bound.fixed.update(bound)
-                sub.scopes.append(bound)
+                sub.scopes.append(loop_scope(names, chunk[t], grouped))
                 try:
                     sub.run_block(node.body)
                 except ContinueSignal:
@@ -328,13 +332,7 @@ class Interpreter(ExpressionEvaluator):
 
     def run_loop(self, node, it, names, axes, grouped, top_level):
         for idx in iterate(axes, order_of(it)):
-            if grouped:
-                bound = {names[0]: Tensor(dt.i32, (len(idx),), idx)}
-            else:
-                bound = {n: Scalar(dt.i32, i) for n, i in zip(names, idx)}
-            bound = Scope(bound)
-            bound.fixed.update(bound)  # loop variables are immutable
-            self.scopes.append(bound)
+            self.scopes.append(loop_scope(names, idx, grouped))
             try:
                 self.run_block(node.body)
             except ContinueSignal:
