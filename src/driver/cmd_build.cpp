@@ -23,10 +23,9 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "driver/cli_parse.hpp"
+#include "driver/command_line.hpp"
 #include "driver/commands.hpp"
 #include "driver/source_flags.hpp"
 #include "qdbuild/build.hpp"
@@ -171,11 +170,12 @@ ExitStatus watch(const qdbuild::ResolvedBuild& resolved, bool json) {
 }  // namespace
 
 ExitStatus cmd_build(int argc, char** argv) {
-  CLI::App app("Build every kernel under files and directories into a store: analyse, lower,\n"
-               "compile each offload task in parallel, link one module per Python file, publish.\n"
-               "Without PATH, the project's [tool.qdbuild] names the paths, store and targets.\n"
-               "The kernel language it compiles: docs/language.md.",
-               "qdbuild build");
+  CommandLine app(
+      "Build every kernel under files and directories into a store: analyse, lower,\n"
+      "compile each offload task in parallel, link one module per Python file, publish.\n"
+      "Without PATH, the project's [tool.qdbuild] names the paths, store and targets.\n"
+      "The kernel language it compiles: docs/language.md.",
+      "qdbuild build");
   qdbuild::BuildOptions options;
   std::vector<std::string> debug;
   bool json = false;
@@ -193,11 +193,11 @@ ExitStatus cmd_build(int argc, char** argv) {
   app.add_option("--audit", options.audit,
                  "with remote execution: recompile N remote results here and compare the bytes "
                  "(a difference fails the build)")
-      ->option_text("N");
+      .value_name("N");
   app.add_flag("--watch", watch_mode,
                "keep running: rebuild what each saved change needs (one line, or one JSON "
                "object, per rebuild); Ctrl-C stops");
-  if (std::optional<ExitStatus> done = parse_command_line(app, argc, argv)) {
+  if (std::optional<ExitStatus> done = app.parse(argc, argv)) {
     return *done;
   }
   for (const std::string& d : debug) {

@@ -12,9 +12,7 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
-#include "driver/cli_parse.hpp"
+#include "driver/command_line.hpp"
 #include "driver/command_output.hpp"
 #include "driver/commands.hpp"
 #include "driver/source_flags.hpp"
@@ -23,9 +21,10 @@
 namespace qd::driver {
 
 ExitStatus cmd_check(int argc, char** argv) {
-  CLI::App app("Check the kernels under files and directories: parameter types, reachable funcs,\n"
-               "purity of fastcache kernels (fastcache=True / pure=True / @qd.pure), kernel keys.",
-               "qdbuild check");
+  CommandLine app(
+      "Check the kernels under files and directories: parameter types, reachable funcs,\n"
+      "purity of fastcache kernels (fastcache=True / pure=True / @qd.pure), kernel keys.",
+      "qdbuild check");
   qdbuild::CheckOptions options;
   std::string format_name = "text";
   add_source_flags(app, options.paths, options.root, options.instance_files, "check",
@@ -40,8 +39,8 @@ ExitStatus cmd_check(int argc, char** argv) {
                "reached defs)");
   app.add_flag("--parse-only", options.parse_only,
                "only read and parse the files (benchmark baseline)")
-      ->group("");
-  if (std::optional<ExitStatus> done = parse_command_line(app, argc, argv)) {
+      .hidden();
+  if (std::optional<ExitStatus> done = app.parse(argc, argv)) {
     return *done;
   }
   if (!qdbuild::parse_format(format_name, options.format)) {

@@ -6,9 +6,7 @@
 #include <optional>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
-#include "driver/cli_parse.hpp"
+#include "driver/command_line.hpp"
 #include "driver/commands.hpp"
 #include "support/file_io.hpp"
 #include "syntax/ast_dump.hpp"
@@ -18,12 +16,12 @@
 namespace qd::driver {
 
 ExitStatus cmd_dump_ast(int argc, char** argv) {
-  CLI::App app("Print the AST of a Python file exactly as Python 3.12's\n"
-               "ast.dump(ast.parse(source), include_attributes=True) does.",
-               "qdbuild dump-ast");
+  CommandLine app("Print the AST of a Python file exactly as Python 3.12's\n"
+                  "ast.dump(ast.parse(source), include_attributes=True) does.",
+                  "qdbuild dump-ast");
   std::string path;
-  app.add_option("FILE", path, "Python source file")->required();
-  if (std::optional<ExitStatus> done = parse_command_line(app, argc, argv)) {
+  app.add_option("FILE", path, "Python source file").required();
+  if (std::optional<ExitStatus> done = app.parse(argc, argv)) {
     return *done;
   }
 

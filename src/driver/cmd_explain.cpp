@@ -7,9 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
-#include "driver/cli_parse.hpp"
+#include "driver/command_line.hpp"
 #include "driver/command_output.hpp"
 #include "driver/commands.hpp"
 #include "driver/source_flags.hpp"
@@ -18,19 +16,19 @@
 namespace qd::driver {
 
 ExitStatus cmd_explain(int argc, char** argv) {
-  CLI::App app(
+  CommandLine app(
       "Explain one kernel: signature, reachable funcs, purity verdict, and each component of\n"
       "its kernel key with its own hash.",
       "qdbuild explain");
   qdbuild::ExplainOptions options;
   app.add_option("ID", options.id,
                  "the kernel, module:qualname (e.g. physics:step, solver:Solver.run)")
-      ->required();
+      .required();
   add_source_flags(app, options.paths, options.root, options.instance_files, "analyse",
                    WithoutPath::root);
   add_target_flag(app, options.target, "cpu");
   app.add_flag("--json", options.json, "print machine-readable JSON");
-  if (std::optional<ExitStatus> done = parse_command_line(app, argc, argv)) {
+  if (std::optional<ExitStatus> done = app.parse(argc, argv)) {
     return *done;
   }
   qdbuild::ExplainResult r = qdbuild::explain(options);

@@ -20,14 +20,13 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "driver/cli_parse.hpp"
+#include "driver/command_line.hpp"
 #include "driver/commands.hpp"
 #include "support/file_io.hpp"
 
@@ -166,17 +165,18 @@ int run_command(const std::vector<std::string>& argv, const std::vector<std::str
 }  // namespace
 
 ExitStatus cmd_record(int argc, char** argv) {
-  CLI::App app{"Run an app's command line with recording switched on: every kernel instance it\n"
-               "calls, and the run-time values its kernels read, go into FILE (docs/record.md).\n"
-               "Usage: qdbuild record -o FILE [--append] -- COMMAND [ARGS...]\n"
-               "  e.g. qdbuild record -o scene.qdrecord.json -- python scene.py --steps 5"};
+  CommandLine app{
+      "Run an app's command line with recording switched on: every kernel instance it\n"
+      "calls, and the run-time values its kernels read, go into FILE (docs/record.md).\n"
+      "Usage: qdbuild record -o FILE [--append] -- COMMAND [ARGS...]\n"
+      "  e.g. qdbuild record -o scene.qdrecord.json -- python scene.py --steps 5"};
   std::string output;
   bool append = false;
   app.add_option("-o,--output", output, "the record file (JSON; replaced unless --append)")
-      ->required();
+      .required();
   app.add_flag("--append", append, "merge the run into FILE instead of replacing it");
   app.prefix_command();
-  if (std::optional<ExitStatus> done = parse_command_line(app, argc, argv)) {
+  if (std::optional<ExitStatus> done = app.parse(argc, argv)) {
     return *done;
   }
   std::vector<std::string> command = app.remaining();

@@ -13,11 +13,9 @@
 #include <string>
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
-
 #include "backend/backend.hpp"
 #include "backend/plugin.hpp"
-#include "driver/cli_parse.hpp"
+#include "driver/command_line.hpp"
 #include "driver/commands.hpp"
 #include "remote_exec/compile_request.hpp"
 #include "remote_exec/sandbox.hpp"
@@ -38,22 +36,22 @@ bool read_file(const std::string& path, std::string& out) {
 }  // namespace
 
 ExitStatus cmd_remote_compile(int argc, char** argv) {
-  CLI::App app("Compile one task of a remote action (the command qdbuild's actions run on\n"
-               "servers whose workers run commands; docs/remote-exec.md). Run in the action's\n"
-               "input root.",
-               "qdbuild remote-compile");
+  CommandLine app("Compile one task of a remote action (the command qdbuild's actions run on\n"
+                  "servers whose workers run commands; docs/remote-exec.md). Run in the action's\n"
+                  "input root.",
+                  "qdbuild remote-compile");
   std::string flags_file;
   std::string output;
   std::string task;
   bool no_sandbox = false;
   bool verbose = false;
-  app.add_option("--target-flags", flags_file, "the target's flags (qd_target)")->required();
-  app.add_option("--output", output, "where the object or PTX goes (qd_task.out)")->required();
-  app.add_option("TASK", task, "the translation unit (qd_task.cpp)")->required();
+  app.add_option("--target-flags", flags_file, "the target's flags (qd_target)").required();
+  app.add_option("--output", output, "where the object or PTX goes (qd_task.out)").required();
+  app.add_option("TASK", task, "the translation unit (qd_task.cpp)").required();
   app.add_flag("--no-sandbox", no_sandbox,
                "compile without the sandbox (no file but libdevice, no socket, no exec)");
   app.add_flag("-v,--verbose", verbose, "say which sandbox was entered (stderr)");
-  if (std::optional<ExitStatus> done = parse_command_line(app, argc, argv)) {
+  if (std::optional<ExitStatus> done = app.parse(argc, argv)) {
     return *done;
   }
   auto fail = [](const std::string& message) {

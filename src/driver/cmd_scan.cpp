@@ -13,11 +13,10 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "api/paths.hpp"
-#include "driver/cli_parse.hpp"
+#include "driver/command_line.hpp"
 #include "driver/commands.hpp"
 #include "driver/source_flags.hpp"
 #include "sema/kernel_scan.hpp"
@@ -166,17 +165,17 @@ void print_table(const sema::SourceTree& tree, const std::vector<FileReport>& re
 }  // namespace
 
 ExitStatus cmd_scan(int argc, char** argv) {
-  CLI::App app(
+  CommandLine app(
       "Find the kernels and funcs (@qd.kernel, @qd.func, @qd.real_func, @qd.pyfunc)\n"
       "in Python files and directories (recursively over *.py, hidden directories skipped).",
       "qdbuild scan");
   std::vector<std::string> paths;
   bool json = false;
   unsigned jobs = 0;
-  app.add_option("PATH", paths, "files or directories to scan")->required();
+  app.add_option("PATH", paths, "files or directories to scan").required();
   app.add_flag("--json", json, "print machine-readable JSON");
   add_jobs_flag(app, jobs);
-  if (std::optional<ExitStatus> done = parse_command_line(app, argc, argv)) {
+  if (std::optional<ExitStatus> done = app.parse(argc, argv)) {
     return *done;
   }
 

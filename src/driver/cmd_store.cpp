@@ -11,10 +11,9 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "driver/cli_parse.hpp"
+#include "driver/command_line.hpp"
 #include "driver/commands.hpp"
 #include "qdbuild/project.hpp"
 #include "store/backend.hpp"
@@ -381,9 +380,9 @@ ExitStatus run_inspect(store::Backend& st, const std::string& address, bool json
 }  // namespace
 
 ExitStatus cmd_store(int argc, char** argv) {
-  CLI::App app("Manage an artifact store: a directory (default $QDBUILD_STORE, else "
-               "build/qdstore) or, read-only, a pack. See docs/store.md.",
-               "qdbuild store");
+  CommandLine app("Manage an artifact store: a directory (default $QDBUILD_STORE, else "
+                  "build/qdstore) or, read-only, a pack. See docs/store.md.",
+                  "qdbuild store");
   app.fallthrough();
   app.require_subcommand(1);
   std::string path = default_store();
@@ -397,31 +396,34 @@ ExitStatus cmd_store(int argc, char** argv) {
   std::string out;
   std::string address;
 
-  CLI::App* stats = app.add_subcommand("stats", "objects, sizes, ratio, entries per target, hits");
-  stats->add_flag("--json", json, "print JSON");
-  stats->add_option("--recent", recent, "builds summed as recent (default 10; 0: all)");
-  CLI::App* verify = app.add_subcommand("verify", "check every object and the index (exit 1 on "
-                                                  "damage)");
-  verify->add_flag("--json", json, "print JSON");
-  CLI::App* gc = app.add_subcommand("gc", "drop unreferenced objects; evict LRU entries to a size");
-  gc->add_option("--max-size", size_text,
-                 "evict least recently used entries until the objects "
-                 "fit in SIZE (bytes, or with K/M/G/T suffixes)");
-  gc->add_option("--grace", grace,
-                 "keep unreferenced objects younger than this many seconds "
-                 "(default 600: a running build's)");
-  gc->add_flag("--dry-run", dry_run, "report what would go; change nothing");
-  gc->add_flag("--json", json, "print JSON");
-  CLI::App* ls = app.add_subcommand("ls", "list kernels, instances, targets and sizes");
-  ls->add_flag("--json", json, "print JSON");
-  ls->add_option("--target", targets, "only these targets");
-  CLI::App* pack = app.add_subcommand("pack", "write the index and reachable objects to one file");
-  pack->add_option("OUT", out, "the pack file to write")->required();
-  pack->add_option("--target", targets, "only these targets (repeatable; default: all)");
-  CLI::App* inspect = app.add_subcommand("inspect", "describe one object (header, checks)");
-  inspect->add_option("ADDRESS", address, "SHA-256 address, or a unique prefix")->required();
-  inspect->add_flag("--json", json, "print JSON");
-  if (std::optional<ExitStatus> done = parse_command_line(app, argc, argv)) {
+  CommandLine& stats =
+      app.add_subcommand("stats", "objects, sizes, ratio, entries per target, hits");
+  stats.add_flag("--json", json, "print JSON");
+  stats.add_option("--recent", recent, "builds summed as recent (default 10; 0: all)");
+  CommandLine& verify = app.add_subcommand("verify", "check every object and the index (exit 1 on "
+                                                     "damage)");
+  verify.add_flag("--json", json, "print JSON");
+  CommandLine& gc =
+      app.add_subcommand("gc", "drop unreferenced objects; evict LRU entries to a size");
+  gc.add_option("--max-size", size_text,
+                "evict least recently used entries until the objects "
+                "fit in SIZE (bytes, or with K/M/G/T suffixes)");
+  gc.add_option("--grace", grace,
+                "keep unreferenced objects younger than this many seconds "
+                "(default 600: a running build's)");
+  gc.add_flag("--dry-run", dry_run, "report what would go; change nothing");
+  gc.add_flag("--json", json, "print JSON");
+  CommandLine& ls = app.add_subcommand("ls", "list kernels, instances, targets and sizes");
+  ls.add_flag("--json", json, "print JSON");
+  ls.add_option("--target", targets, "only these targets");
+  CommandLine& pack =
+      app.add_subcommand("pack", "write the index and reachable objects to one file");
+  pack.add_option("OUT", out, "the pack file to write").required();
+  pack.add_option("--target", targets, "only these targets (repeatable; default: all)");
+  CommandLine& inspect = app.add_subcommand("inspect", "describe one object (header, checks)");
+  inspect.add_option("ADDRESS", address, "SHA-256 address, or a unique prefix").required();
+  inspect.add_flag("--json", json, "print JSON");
+  if (std::optional<ExitStatus> done = app.parse(argc, argv)) {
     return *done;
   }
   store::GcOptions gc_options;
@@ -445,17 +447,17 @@ ExitStatus cmd_store(int argc, char** argv) {
   }
   store::Backend& st = **opened;
   ExitStatus status = ExitStatus::ok;
-  if (stats->parsed()) {
+  if (stats.parsed()) {
     status = run_stats(st, json, recent);
-  } else if (verify->parsed()) {
+  } else if (verify.parsed()) {
     status = run_verify(st, json);
-  } else if (gc->parsed()) {
+  } else if (gc.parsed()) {
     status = run_gc(st, gc_options, json);
-  } else if (ls->parsed()) {
+  } else if (ls.parsed()) {
     status = run_ls(st, json, targets);
-  } else if (pack->parsed()) {
+  } else if (pack.parsed()) {
     status = run_pack(st, out, targets);
-  } else if (inspect->parsed()) {
+  } else if (inspect.parsed()) {
     status = run_inspect(st, address, json);
   }
   std::fflush(stdout);

@@ -14,9 +14,7 @@
 
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
-
-#include "driver/cli_parse.hpp"
+#include "driver/command_line.hpp"
 #include "driver/commands.hpp"
 #include "remote_exec/exec_config.hpp"
 #ifdef QD_HAVE_REMOTE_EXEC
@@ -34,22 +32,23 @@ void on_signal(int) { g_stop.store(true); }
 }  // namespace
 
 ExitStatus cmd_worker(int argc, char** argv) {
-  CLI::App app("A remote execution worker: compiles qdbuild's actions for a Remote Execution API\n"
-               "server with the in-process backend of a local build (docs/remote-exec.md).\n"
-               "Connects to a BuildGrid server as a bot. The token comes from\n"
-               "$QDBUILD_REMOTE_EXECUTION_TOKEN, the TLS roots from $QDBUILD_REMOTE_EXECUTION_CA.",
-               "qdbuild worker");
+  CommandLine app(
+      "A remote execution worker: compiles qdbuild's actions for a Remote Execution API\n"
+      "server with the in-process backend of a local build (docs/remote-exec.md).\n"
+      "Connects to a BuildGrid server as a bot. The token comes from\n"
+      "$QDBUILD_REMOTE_EXECUTION_TOKEN, the TLS roots from $QDBUILD_REMOTE_EXECUTION_CA.",
+      "qdbuild worker");
   std::string server;
   unsigned capacity = std::max(1u, std::thread::hardware_concurrency());
   std::string name;
   bool quiet = false;
   app.add_option("--server", server, "the server: grpc://HOST:PORT[/INSTANCE] or grpcs://...")
-      ->required();
+      .required();
   app.add_option("--capacity", capacity, "compiles at once (default: the machine's cores)")
-      ->check(CLI::Range(1u, 1024u));
+      .range(1, 1024);
   app.add_option("--name", name, "the bot id results carry (default: HOSTNAME:PID)");
   app.add_flag("-q,--quiet", quiet, "print only errors, not one line per action");
-  if (std::optional<ExitStatus> done = parse_command_line(app, argc, argv)) {
+  if (std::optional<ExitStatus> done = app.parse(argc, argv)) {
     return *done;
   }
 #ifndef QD_HAVE_REMOTE_EXEC

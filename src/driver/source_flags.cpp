@@ -2,7 +2,7 @@
 
 namespace qd::driver {
 
-void add_source_flags(CLI::App& app, std::vector<std::string>& paths, std::string& root,
+void add_source_flags(CommandLine& app, std::vector<std::string>& paths, std::string& root,
                       std::vector<std::string>& instance_files, const std::string& verb,
                       WithoutPath without) {
   bool project = without == WithoutPath::project;
@@ -24,17 +24,17 @@ void add_source_flags(CLI::App& app, std::vector<std::string>& paths, std::strin
                  "a recorded run (qdbuild record): instances and run-time values (repeatable)");
 }
 
-void add_target_flag(CLI::App& app, std::string& target, const std::string& fallback) {
+void add_target_flag(CommandLine& app, std::string& target, const std::string& fallback) {
   app.add_option("--target", target, "cpu, cuda (sm_90) or cuda:sm_XX (default: " + fallback + ")");
 }
 
-void add_targets_flag(CLI::App& app, std::vector<std::string>& targets,
+void add_targets_flag(CommandLine& app, std::vector<std::string>& targets,
                       const std::string& fallback) {
   app.add_option("--target", targets,
                  "cpu, cuda (sm_90) or cuda:sm_XX; repeat for several (default: " + fallback + ")");
 }
 
-void add_jobs_flag(CLI::App& app, unsigned& jobs) {
+void add_jobs_flag(CommandLine& app, unsigned& jobs) {
   app.add_option("-j,--jobs", jobs, "parallel jobs (default: number of CPUs)");
 }
 

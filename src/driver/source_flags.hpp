@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
+#include "driver/command_line.hpp"
 
 namespace qd::driver {
 
@@ -16,14 +16,14 @@ enum class WithoutPath { project, root };
 
 // PATH..., --root DIR[:DIR...] and --instances FILE (repeatable). `verb` is what is done to the
 // paths ("build").
-void add_source_flags(CLI::App& app, std::vector<std::string>& paths, std::string& root,
+void add_source_flags(CommandLine& app, std::vector<std::string>& paths, std::string& root,
                       std::vector<std::string>& instance_files, const std::string& verb,
                       WithoutPath without);
 // --target T: one target (check, explain) or, repeated, several (build).
-void add_target_flag(CLI::App& app, std::string& target, const std::string& fallback);
-void add_targets_flag(CLI::App& app, std::vector<std::string>& targets,
+void add_target_flag(CommandLine& app, std::string& target, const std::string& fallback);
+void add_targets_flag(CommandLine& app, std::vector<std::string>& targets,
                       const std::string& fallback);
 // -j, --jobs N.
-void add_jobs_flag(CLI::App& app, unsigned& jobs);
+void add_jobs_flag(CommandLine& app, unsigned& jobs);
 
 }  // namespace qd::driver
