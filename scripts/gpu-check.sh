@@ -69,7 +69,7 @@ fi
 
 echo "== gpu-check: Genesis Franka on CUDA, the bridge against Quadrants (200 steps)"
 if [[ -x build/genesis-venv/bin/python ]]; then
-  build/genesis-venv/bin/python tests/genesis/bridge_franka.py --backend cuda --steps 200 \
+  build/genesis-venv/bin/python tests/genesis/bridge_franka.py --backend cuda --timing --steps 200 \
     >"$out/genesis.log" 2>&1
   rc=$?
   if ((rc == 0)); then

@@ -4,7 +4,7 @@ on Quadrants: 200 steps, every step's qpos, qvel and contact count.
 
   bridge_franka.py [--scene franka|go2] [--envelope] [--backend cpu|cuda]
                    [--qdbuild build/bin/qdbuild] [--python build/genesis-venv/bin/python]
-                   [--steps 200] [--performance-mode] [--cuda-arms] [--keep DIR]
+                   [--steps 200] [--performance-mode] [--cuda-arms] [--timing] [--keep DIR]
 
 Builds the committed record (tests/genesis/<scene>.qdrecord.json) into a fresh store, runs
 tests/genesis/scenes/<scene>.py --out twice (plain, then with PYTHONPATH=runtime/python
@@ -12,9 +12,9 @@ QDRT_STORE=store QDRT_STORE_STATS=stats), and requires: every recorded kernel se
 fallbacks only for kernels the record does not have (the --out path's ndarray_to_ext_arr), the
 contact count equal at every step, qpos and qvel within 1e-2 absolute (float32 differences of
 fast-math code grow over a contact-rich trajectory: 1.9e-3 after 200 steps here). Prints both
-runs' scene.build() and first-step times, and the steady-state time per step of two more runs
-without --out (never asserted; the store's one must not fall back at all). Exit 0/1; 125
-without Genesis (no-genesis-venv).
+runs' scene.build() and first-step times. The store's scene runs once more without --out and
+must not fall back at all. --timing adds Quadrants' run without --out and prints the steady-state
+time per step of both (never asserted). Exit 0/1; 125 without Genesis (no-genesis-venv).
 
 --performance-mode: the scene with gs.init(performance_mode=True) (Genesis's state in qd.fields,
 passed in place by the bridge), built from tests/genesis/<scene>_perf.qdrecord.json; the same
@@ -125,6 +125,9 @@ def main():
                     help="gs.init(performance_mode=True): the state in qd.fields")
     ap.add_argument("--cuda-arms", action="store_true",
                     help="the rigid solver configured as on CUDA where the CPU can run it")
+    ap.add_argument("--timing", action="store_true",
+                    help="also run Quadrants without --out and print both sides' steady-state "
+                         "time per step")
     ap.add_argument("--keep", metavar="DIR",
                     help="keep the store, the record and the first call of each kernel instance "
                          "of the store's run (capture_calls.py) in DIR/store, DIR/record.json, "
@@ -183,13 +186,15 @@ def main():
             shutil.copytree(store, os.path.join(opts.keep, "store"))
             shutil.copytree(calls, os.path.join(opts.keep, "calls"))
             shutil.copy(RECORD, os.path.join(opts.keep, "record.json"))
-        # Timing runs without --out (which reads the state back every step). Not with
+        # Runs without --out (which reads the state back every step): the store's must not fall
+        # back at all; with --timing, Quadrants' too, for the steady-state times. Not with
         # --cuda-arms: the two sides run different kernels there, so the times say nothing.
         plain_t = bridged_t = None
         timing_fallback = {}
         if not opts.cuda_arms:
-            plain_t, _ = run_scene(opts.python, opts.steps, None, env, opts.scene,
-                                   backend=opts.backend, extra=extra)
+            if opts.timing:
+                plain_t, _ = run_scene(opts.python, opts.steps, None, env, opts.scene,
+                                       backend=opts.backend, extra=extra)
             stats_t = os.path.join(tmp, "stats_timing.json")
             bridged_t, _ = run_scene(opts.python, opts.steps, None,
                                      dict(benv, QDRT_STORE_STATS=stats_t), opts.scene,
