@@ -287,8 +287,9 @@ std::optional<Val> Lowerer::subgroup_op(const std::string& name, const ast::Call
     }
     return Val::of_scalar(p);
   }
-  // Reductions: reduce_<op>_tiled (shuffle_down tree, valid in each group's first lane),
-  // reduce_all_<op>_tiled (shuffle-xor butterfly, every lane); without _tiled: the whole warp.
+  // Reductions: reduce_<op>_tiled (shuffle_down tree, offsets halving from 2**(log2_size-1) to 1
+  // as Quadrants' reductions.py, valid in each group's first lane), reduce_all_<op>_tiled
+  // (shuffle-xor butterfly, masks doubling from 1, every lane); without _tiled: the whole warp.
   for (const char* op : {"add", "min", "max"}) {
     for (bool all : {false, true}) {
       std::string base = std::string(all ? "reduce_all_" : "reduce_") + op;
@@ -298,8 +299,9 @@ std::optional<Val> Lowerer::subgroup_op(const std::string& name, const ast::Call
       int32_t l2 = width(1, name.ends_with("_tiled") ? "(value, log2_size)" : "(value)");
       const Expr* v = scalar(0);
       for (int32_t i = 0; i < l2; ++i) {
-        const Expr* other = all ? warp_op(WarpOp::shuffle, v, xor_lane(int64_t{1} << i), pos)
-                                : warp_op(WarpOp::shuffle_down, v, i32c(int64_t{1} << i), pos);
+        const Expr* other =
+            all ? warp_op(WarpOp::shuffle, v, xor_lane(int64_t{1} << i), pos)
+                : warp_op(WarpOp::shuffle_down, v, i32c(int64_t{1} << (l2 - 1 - i)), pos);
         v = keep(binop(op, v, other));
       }
       return Val::of_scalar(v);

@@ -1,11 +1,53 @@
 """Cases for cases/simt_k.py: thread blocks in lockstep between barriers (see its docstring).
 Real Quadrants refuses qd.simt on the CPU (gpu_only); the expected values are computed here."""
+import struct
 
 GPU_ONLY = "real Quadrants runs qd.simt only on GPUs (the oracle runs on the CPU)"
 
 
 def arr(dtype, shape, init=None):
     return {"array": dtype, "shape": shape, "init": init}
+
+
+def _f32(v):
+    return struct.unpack("f", struct.pack("f", v))[0]
+
+
+def _lanes(vals, fn):
+    """fn(warp values, lane) for every lane of every 32-lane warp of vals."""
+    out = []
+    for w in range(0, len(vals), 32):
+        warp = vals[w:w + 32]
+        out += [fn(warp, lane) for lane in range(len(warp))]
+    return out
+
+
+def _down(vals, log2, op):
+    """Quadrants' reduce_<op>_tiled: shuffle_down by 2**(log2-1) .. 1 (the own value past the
+    warp's end), op(value, partner) each step."""
+    for i in range(log2):
+        off = 1 << (log2 - 1 - i)
+        vals = _lanes(vals, lambda w, l: op(w[l], w[l + off] if l + off < len(w) else w[l]))
+    return vals
+
+
+def _butterfly(vals, log2, op):
+    """Quadrants' reduce_all_<op>_tiled: shuffle(lane ^ 2**i) for i = 0 .. log2-1."""
+    for i in range(log2):
+        vals = _lanes(vals, lambda w, l: op(w[l], w[l ^ (1 << i)]))
+    return vals
+
+
+def _warp_reductions(n):
+    # f32 values whose sums round differently in another order (catches the shuffle order).
+    x = [(5 * i) % 17 - 8 for i in range(n)]
+    f = [_f32(((3 * i) % 7) * 0.1 - 0.3 + i * 1e-3) for i in range(n)]
+    fadd = lambda a, b: _f32(a + b)  # noqa: E731
+    iadd = lambda a, b: a + b  # noqa: E731
+    r = [a * 100 + b for a, b in zip(_down(x, 5, iadd), _down(x, 2, min))]
+    s_ = [_f32(a + b) for a, b in zip(_butterfly(f, 4, fadd), _butterfly(f, 5, max))]
+    m = [a * 1000 + b for a, b in zip(_butterfly(x, 3, min), _down(x, 1, max))]
+    return x, f, r, s_, m, _down(f, 5, fadd)
 
 
 def _reverse(n):
@@ -69,6 +111,7 @@ def _partial(n):
 
 _X, _NV, _OUT = _staging()
 
+_WR = _warp_reductions(128)
 CASES = [
     {"name": "simt_block_reverse", "kernel": "simt_k:block_reverse",
      "args": [arr("i32", (96,), lambda i: (7 * i) % 23 - 5), arr("i32", (96,))],
@@ -162,10 +205,10 @@ CASES += [
      "args": [arr("i32", (128,), _VX), arr("u64", (128,)), arr("i32", (128,))],
      "outputs": [1, 2], "expected": {1: _VB, 2: _VV}, "gpu_only": GPU_ONLY},
     {"name": "simt_warp_reductions", "kernel": "simt_k:warp_reductions",
-     "args": [arr("i32", (128,), lambda i: (5 * i) % 17 - 8),
-              arr("f32", (128,), lambda i: float((3 * i) % 7) * 0.5 - 1.25),
+     "args": [arr("i32", (128,), _WR[0]), arr("f32", (128,), _WR[1]),
               arr("i32", (128,)), arr("f32", (128,)), arr("i32", (128,)), arr("f32", (128,))],
-     "outputs": [2, 3, 4, 5], "gpu_only": GPU_ONLY},
+     "outputs": [2, 3, 4, 5], "expected": {2: _WR[2], 3: _WR[3], 4: _WR[4], 5: _WR[5]},
+     "gpu_only": GPU_ONLY},
     {"name": "simt_warp_scans", "kernel": "simt_k:warp_scans",
      "args": [arr("i32", (64,), _AX), arr("f32", (64,), lambda i: float((5 * i) % 9) - 4.0),
               arr("i32", (64,), lambda i: int(i % 7 == 0 or i % 11 == 3)),

@@ -39,8 +39,9 @@ def _op(a, b, op: qd.template()):
 
 @qd.func
 def _reduce_tiled(value, op: qd.template(), log2_size: qd.template()):
+    # Offsets halving from 2**(log2_size-1): lane 0 combines in this order.
     for i in qd.static(range(log2_size)):
-        offset = qd.static(1 << i)
+        offset = qd.static(1 << (log2_size - 1 - i))
         value = _op(value, qd.simt.subgroup.shuffle_down(value, qd.u32(offset)), op)
     return value
 
