@@ -420,7 +420,7 @@ private:
   }
 
   static int32_t block_dim_of(const Stmt& loop) {
-    return loop.block_dim > 0 ? loop.block_dim : 128;  // the runtime's default (task_abi.h)
+    return loop.block_dim > 0 ? loop.block_dim : ir::k_default_block_dim;
   }
 
   // CUDA (task_abi.h "CUDA modules"): one kernel per task; a range task computes its extent on

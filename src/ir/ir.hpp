@@ -134,6 +134,10 @@ enum class StmtKind : uint8_t {
   warp_op,
 };
 
+// A range task's threads per block without qd.loop_config(block_dim=...) (the runtime's,
+// task_abi.h).
+constexpr int32_t k_default_block_dim = 128;
+
 enum class Fence : uint8_t { block_sync, warp_sync, block_fence, grid_fence };
 const char* name_of(Fence f);
 

@@ -26,9 +26,9 @@ constexpr OutOfReach k_out_of_reach[] = {
      "gradients, tapes, grad_replaced / grad_for); run gradient kernels under Quadrants"},
     {{"simt", "simt.*"},
      "this SIMT operation is not supported in compiled kernels yet (compiled: qd.simt.block's "
-     "sync, mem_fence, thread_idx and SharedArray, qd.simt.grid.mem_fence, qd.simt.warp.sync, "
-     "the qd.simt.subgroup operations; not yet: register tiles, block reductions and scans, "
-     "qd.simt.warp's CUDA intrinsics)"},
+     "sync, mem_fence, thread_idx, SharedArray, reductions and scans, qd.simt.grid.mem_fence, "
+     "qd.simt.warp.sync, the qd.simt.subgroup operations; not yet: register tiles, radix ranks "
+     "and sorts, qd.simt.warp's CUDA intrinsics)"},
     {{"graph.do_while", "graph_do_while"},
      "qd.graph.do_while() is only the test of a while loop in a graph kernel (`while "
      "qd.graph.do_while(flag):`)"},

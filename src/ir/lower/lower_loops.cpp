@@ -47,7 +47,7 @@ Block* Lowerer::enter_loop(Stmt* st, Loop::Kind kind) {
   Block* saved = m_block;
   m_block = &st->body;
   ++frame().runtime_depth;
-  m_loops.push_back(Loop{kind, 0, m_frames.size() - 1});
+  m_loops.push_back(Loop{kind, 0, m_frames.size() - 1, st->block_dim});
   return saved;
 }
 

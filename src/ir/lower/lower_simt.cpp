@@ -10,6 +10,7 @@
 //   qd.simt.block.SharedArray(shape, dtype)
 //                                   an array every thread of the block sees (Param::Kind::shared)
 // The rest of qd.simt (subgroup shuffles, ballots, tiled reductions, tiles) is QD201.
+#include <functional>
 #include <limits>
 
 #include "ir/lower/lowerer.hpp"
@@ -106,6 +107,17 @@ std::optional<Val> Lowerer::call_simt(const std::string& path, const ast::Call* 
   if (path == "simt.block.SharedArray" || path == "simt.block.shared_array") {
     return shared_array(c, args);
   }
+  if (path == "simt.block.global_thread_idx") {
+    fail(pos, "QD201",
+         "qd.simt.block.global_thread_idx() is not supported in compiled kernels: its value "
+         "depends on the launch grid, which the device chooses (range tasks run grid-stride "
+         "loops); use the loop index, or the block's qd.simt.block.thread_idx()");
+  }
+  if (path.starts_with("simt.block.")) {
+    if (std::optional<Val> v = block_collective(path.substr(11), c, args)) {
+      return *v;
+    }
+  }
   return std::nullopt;
 }
 
@@ -141,6 +153,42 @@ const Expr* Lowerer::zero_i32() { return m_kernel->constant_int(DType::i32, 0); 
 const Expr* Lowerer::lane_id() {
   return m_kernel->binary(BinOp::bit_and, DType::i32, m_kernel->thread_idx(),
                           m_kernel->constant_int(DType::i32, 31));
+}
+
+// The identity of an exclusive scan's op in v's type, as Quadrants builds it: add v - v, mul
+// v - v + 1, and ~(v ^ v), or / xor v ^ v; min the type's largest value (+inf for floats), max
+// its smallest (-inf; 0 unsigned).
+const Expr* Lowerer::scan_identity(const std::string& op, const Expr* v, const ast::Pos& pos) {
+  DType t = v->type;
+  if (op == "add" || op == "mul") {
+    const Expr* zero = m_kernel->binary(BinOp::sub, t, v, v);
+    return op == "add" ? zero
+                       : m_kernel->binary(BinOp::add, t, zero,
+                                          is_float(t) ? m_kernel->constant_float(t, 1.0)
+                                                      : m_kernel->constant_int(t, 1));
+  }
+  if (is_float(t)) {
+    if (op == "min" || op == "max") {
+      double inf = std::numeric_limits<double>::infinity();
+      return m_kernel->constant_float(t, op == "min" ? inf : -inf);
+    }
+    type_error(pos, "qd.simt.subgroup.exclusive_" + op + " needs an integer value");
+  }
+  const Expr* zero = m_kernel->binary(BinOp::bit_xor, t, v, v);
+  if (op == "and") {
+    return m_kernel->unary(UnOp::bit_not, t, zero);
+  }
+  if (op == "or" || op == "xor") {
+    return zero;
+  }
+  int bits = static_cast<int>(byte_size(t) * 8);
+  bool sign = is_signed(t);
+  if (op == "min") {  // the largest value: all ones, or 0111...
+    return sign ? m_kernel->constant_int(t, static_cast<int64_t>((~uint64_t{0}) >> (65 - bits)))
+                : m_kernel->unary(UnOp::bit_not, t, zero);
+  }
+  // max: the smallest value: 1000... signed, 0 unsigned.
+  return sign ? m_kernel->constant_int(t, static_cast<int64_t>(~uint64_t{0} << (bits - 1))) : zero;
 }
 
 // qd.simt.subgroup.*: the data movement and votes are warp operations; the tiled reductions and
@@ -307,10 +355,13 @@ std::optional<Val> Lowerer::subgroup_op(const std::string& name, const ast::Call
       return Val::of_scalar(v);
     }
   }
-  // Inclusive scans: Hillis-Steele over shuffle_up, value = op(partner, value) in lanes at least
-  // `offset` into their group.
+  // Scans. Inclusive: Hillis-Steele over shuffle_up, value = op(partner, value) in lanes at
+  // least `offset` into their group. Exclusive: the input shifted up one lane (each group's first
+  // lane takes the op's identity), then the inclusive scan of that, as Quadants'
+  // _exclusive_scan_tiled.
   for (const char* op : {"add", "mul", "min", "max", "and", "or", "xor"}) {
-    std::string base = std::string("inclusive_") + op;
+    bool exclusive = name.starts_with("exclusive_");
+    std::string base = std::string(exclusive ? "exclusive_" : "inclusive_") + op;
     if (name != base && name != base + "_tiled") {
       continue;
     }
@@ -318,6 +369,11 @@ std::optional<Val> Lowerer::subgroup_op(const std::string& name, const ast::Call
     const Expr* v = scalar(0);
     const Expr* in_group =
         keep(m_kernel->binary(BinOp::bit_and, DType::i32, lane_id(), i32c((int64_t{1} << l2) - 1)));
+    if (exclusive) {
+      const Expr* prev = warp_op(WarpOp::shuffle_up, v, i32c(1), pos);
+      const Expr* first = m_kernel->binary(BinOp::eq, DType::u1, in_group, zero_i32());
+      v = keep(m_kernel->select(first, scan_identity(op, v, pos), prev));
+    }
     for (int32_t i = 0; i < l2; ++i) {
       const Expr* partner = warp_op(WarpOp::shuffle_up, v, i32c(int64_t{1} << i), pos);
       const Expr* take = m_kernel->binary(BinOp::ge, DType::u1, in_group, i32c(int64_t{1} << i));
@@ -437,6 +493,222 @@ Val Lowerer::shared_array(const ast::Call* c, std::vector<Val>& args) {
   v.kind = Val::Kind::array;
   v.param = id;
   return v;
+}
+
+// qd.simt.block's reductions and scans (Quadrants' simt/block.py): each warp reduces or scans
+// its lanes (shuffle_down offsets 16 .. 1; Hillis-Steele over shuffle_up), one lane per warp
+// stages the warp's aggregate in a shared array of its own, a block barrier, then thread 0
+// (reduce) or every thread (scans) folds the warps' aggregates in warp order. `op` is add, min,
+// max or a @qd.func of two values; the same operations in the same order as Quadrants.
+std::optional<Val> Lowerer::block_collective(const std::string& name, const ast::Call* c,
+                                             std::vector<Val>& args) {
+  const ast::Pos& pos = c->pos;
+  std::string kind;  // reduce, reduce_all, inclusive, exclusive
+  std::string op;    // add, min, max; empty: the `op` argument
+  if (name == "reduce" || name == "reduce_all") {
+    kind = name;
+  } else if (name == "inclusive_scan" || name == "exclusive_scan") {
+    kind = name.substr(0, 9);
+  } else {
+    for (const char* k : {"reduce_all_", "reduce_", "inclusive_", "exclusive_"}) {
+      for (const char* o : {"add", "min", "max"}) {
+        if (name == std::string(k) + o) {
+          kind = std::string(k).substr(0, std::string(k).size() - 1);
+          op = o;
+        }
+      }
+      if (!kind.empty()) {
+        break;
+      }
+    }
+  }
+  if (kind.empty()) {
+    return std::nullopt;
+  }
+  // (value, block_dim[, op][, identity], dtype), positionally or by name.
+  std::vector<std::string> names = {"value", "block_dim"};
+  if (op.empty()) {
+    names.push_back("op");
+    if (kind == "exclusive") {
+      names.push_back("identity");
+    }
+  }
+  names.push_back("dtype");
+  std::vector<Val> a = args;
+  for (size_t k = a.size(); k < names.size(); ++k) {
+    if (const ast::Expr* e = keyword(c, names[k].c_str())) {
+      a.push_back(eval(e));
+    }
+  }
+  std::string usage = "qd.simt.block." + name + "(";
+  for (size_t k = 0; k < names.size(); ++k) {
+    usage += (k > 0 ? ", " : "") + names[k];
+  }
+  usage += ")";
+  if (a.size() != names.size() || c->keywords.size + args.size() != names.size()) {
+    type_error(pos, usage + " takes " + std::to_string(names.size()) + " arguments");
+  }
+  const Expr* value = materialize(Val::of_scalar(to_scalar(a[0], pos)), pos).expr;
+  int64_t block_dim = static_int(a[1], pos, "block_dim");
+  if (block_dim < 32 || block_dim % 32 != 0) {
+    fail(pos, "QD206",
+         "qd.simt.block." + name +
+             ": block_dim must be a positive multiple of the subgroup size "
+             "(32), got " +
+             std::to_string(block_dim));
+  }
+  // The block it reduces is the enclosing parallel loop's (CUDA would read past it silently).
+  for (const Loop& l : m_loops) {
+    if (l.kind != Loop::Kind::parallel) {
+      continue;
+    }
+    int64_t threads = l.block_dim == 0 ? k_default_block_dim : l.block_dim;
+    if (threads != block_dim) {
+      fail(pos, "QD206",
+           "qd.simt.block." + name + ": block_dim is " + std::to_string(block_dim) +
+               " but the loop's blocks have " + std::to_string(threads) + " threads" +
+               (l.block_dim == 0 ? " (no qd.loop_config(block_dim=...): 128)" : ""));
+    }
+  }
+  const Val& dtype = a.back();
+  if (dtype.kind != Val::Kind::dtype) {
+    type_error(pos, usage + ": dtype must be a scalar type, got " + dtype.describe());
+  }
+  Val fn;
+  if (op.empty()) {
+    fn = a[2];
+    if (fn.kind != Val::Kind::func || fn.obj != nullptr) {
+      type_error(pos, usage + ": op must be a @qd.func taking two values, got " + fn.describe());
+    }
+  }
+  auto keep = [&](const Expr* e) { return materialize(Val::of_scalar(e), pos).expr; };
+  auto i32c = [&](int64_t v) { return m_kernel->constant_int(DType::i32, v); };
+  DType t = value->type;
+  // op(x, y), in the value's type.
+  auto apply = [&](const Expr* x, const Expr* y) -> const Expr* {
+    if (op == "add") {
+      return keep(m_kernel->binary(BinOp::add, t, x, y));
+    }
+    if (op == "min" || op == "max") {
+      return keep(m_kernel->binary(op == "min" ? BinOp::min : BinOp::max, t, x, y));
+    }
+    ast::Call call = *c;
+    call.args = {};
+    call.keywords = {};
+    std::vector<Val> fa = {Val::of_scalar(x), Val::of_scalar(y)};
+    std::vector<BindingRef> refs;
+    Val r = call_func(fn.def, &call, fa, refs);
+    return keep(to_typed(r, t, pos));
+  };
+  auto when = [&](const Expr* cond, const std::function<void()>& body) {
+    Stmt* st = emit(StmtKind::if_, pos);
+    st->cond = cond;
+    Block* saved = m_block;
+    m_block = &st->then_body;
+    body();
+    m_block = saved;
+  };
+  auto var = [&](const Expr* init) {
+    int32_t v = m_kernel->new_var("", t);
+    Stmt* st = emit(StmtKind::assign, pos);
+    st->decl = true;
+    st->var = v;
+    st->value = init;
+    return v;
+  };
+  auto set = [&](int32_t v, const Expr* e) {
+    Stmt* st = emit(StmtKind::assign, pos);
+    st->var = v;
+    st->value = e;
+  };
+  auto shared = [&](int64_t n) {
+    ast::Call call = *c;
+    call.args = {};
+    call.keywords = {};
+    std::vector<Val> sa = {Val::of_tuple({Val::of_int(n)}), dtype};
+    return shared_array(&call, sa).param;
+  };
+  auto element = [&](int32_t arr, const Expr* index) {
+    return array_lvalue(arr, array_index(arr, {Val::of_scalar(index)}, pos), true, pos);
+  };
+  auto load = [&](int32_t arr, const Expr* index) {
+    return keep(to_typed(read(element(arr, index)), t, pos));
+  };
+  int64_t warps = block_dim / 32;
+  const Expr* lane_in_warp = keep(lane_id());
+  const Expr* warp = nullptr;
+  if (warps > 1) {
+    warp = keep(m_kernel->binary(BinOp::shr, DType::i32, m_kernel->thread_idx(), i32c(5)));
+  }
+
+  if (kind == "reduce" || kind == "reduce_all") {
+    const Expr* agg = value;
+    for (int32_t i = 0; i < 5; ++i) {
+      agg = apply(agg, warp_op(WarpOp::shuffle_down, agg, i32c(int64_t{1} << (4 - i)), pos));
+    }
+    const Expr* result = agg;
+    if (warps > 1) {
+      int32_t staged = shared(warps);
+      when(m_kernel->binary(BinOp::eq, DType::u1, lane_in_warp, zero_i32()),
+           [&] { write(element(staged, warp), Val::of_scalar(agg), pos); });
+      fence_block(pos);
+      int32_t r = var(agg);
+      when(m_kernel->binary(BinOp::eq, DType::u1, m_kernel->thread_idx(), zero_i32()), [&] {
+        set(r, load(staged, zero_i32()));
+        for (int64_t w = 1; w < warps; ++w) {
+          set(r, apply(m_kernel->var_ref(r), load(staged, i32c(w))));
+        }
+      });
+      result = keep(m_kernel->var_ref(r));
+    }
+    if (kind == "reduce_all") {
+      int32_t bcast = shared(1);
+      when(m_kernel->binary(BinOp::eq, DType::u1, m_kernel->thread_idx(), zero_i32()),
+           [&] { write(element(bcast, zero_i32()), Val::of_scalar(result), pos); });
+      fence_block(pos);
+      result = load(bcast, zero_i32());
+    }
+    return Val::of_scalar(result);
+  }
+
+  // Scans.
+  const Expr* identity = nullptr;
+  const Expr* scan = value;
+  if (kind == "exclusive") {
+    identity = op.empty() ? keep(to_typed(a[3], t, pos)) : keep(scan_identity(op, value, pos));
+    const Expr* prev = warp_op(WarpOp::shuffle_up, value, i32c(1), pos);
+    scan = keep(m_kernel->select(m_kernel->binary(BinOp::eq, DType::u1, lane_in_warp, zero_i32()),
+                                 identity, prev));
+  }
+  for (int32_t i = 0; i < 5; ++i) {
+    const Expr* partner = warp_op(WarpOp::shuffle_up, scan, i32c(int64_t{1} << i), pos);
+    const Expr* take = m_kernel->binary(BinOp::ge, DType::u1, lane_in_warp, i32c(int64_t{1} << i));
+    scan = keep(m_kernel->select(take, apply(partner, scan), scan));
+  }
+  if (warps == 1) {
+    return Val::of_scalar(scan);
+  }
+  int32_t staged = shared(warps);
+  when(m_kernel->binary(BinOp::eq, DType::u1, lane_in_warp, i32c(31)), [&] {
+    write(element(staged, warp), Val::of_scalar(kind == "exclusive" ? apply(scan, value) : scan),
+          pos);
+  });
+  fence_block(pos);
+  const Expr* aggregate = load(staged, zero_i32());
+  const Expr* prefix = kind == "exclusive" ? identity : aggregate;
+  for (int64_t w = 1; w < warps; ++w) {
+    prefix = keep(
+        m_kernel->select(m_kernel->binary(BinOp::eq, DType::u1, warp, i32c(w)), aggregate, prefix));
+    aggregate = apply(aggregate, load(staged, i32c(w)));
+  }
+  scan = keep(m_kernel->select(m_kernel->binary(BinOp::ne, DType::u1, warp, zero_i32()),
+                               apply(prefix, scan), scan));
+  return Val::of_scalar(scan);
+}
+
+void Lowerer::fence_block(const ast::Pos& pos) {
+  Stmt* st = emit(StmtKind::barrier, pos);
+  st->fence = Fence::block_sync;
 }
 
 }  // namespace qd::ir::lower

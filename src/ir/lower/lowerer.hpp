@@ -66,6 +66,7 @@ private:
     enum class Kind : uint8_t { parallel, serial, static_ } kind;
     int32_t runtime_depth = 0;  // frame runtime_depth when entered (static loops)
     size_t frame = 0;
+    int32_t block_dim = 0;  // parallel: qd.loop_config(block_dim=...), 0 when not given
   };
   enum class Jump : uint8_t { none, break_, continue_ };
 
@@ -271,6 +272,10 @@ private:
   // qd.simt.* (lower_simt.cpp): nullopt for a path it does not know
   std::optional<Val> call_simt(const std::string& path, const ast::Call* c, std::vector<Val>& args);
   Val shared_array(const ast::Call* c, std::vector<Val>& args);
+  const Expr* scan_identity(const std::string& op, const Expr* v, const ast::Pos& pos);
+  std::optional<Val> block_collective(const std::string& name, const ast::Call* c,
+                                      std::vector<Val>& args);
+  void fence_block(const ast::Pos& pos);  // a qd.simt.block.sync()
   std::optional<Val> subgroup_op(const std::string& name, const ast::Call* c,
                                  std::vector<Val>& args);
   const Expr* warp_op(WarpOp op, const Expr* value, const Expr* index, const ast::Pos& pos);

@@ -348,3 +348,29 @@ def trace_time_while_runtime(a: A) -> None:
     for i in range(a.shape[0]):
         a[i] = halve_until_small(a[i])
 
+
+
+@qd.kernel
+def global_thread(a: A) -> None:
+    for i in range(a.shape[0]):
+        a[i] = qd.simt.block.global_thread_idx()  # expect: 356:16 QD201 depends on the launch grid
+
+
+@qd.kernel
+def block_reduce_bad_dim(a: A) -> None:
+    qd.loop_config(block_dim=48)
+    for i in range(a.shape[0]):
+        a[i] = qd.simt.block.reduce_add(a[i], 48, qd.i32)  # expect: 363:16 QD206 multiple of the subgroup size
+
+
+@qd.kernel
+def block_radix(a: A) -> None:
+    for i in range(a.shape[0]):
+        a[i] = qd.simt.block.radix_rank_match_atomic_or(a[i], 0, 8)  # expect: 369:16 QD201 qd.simt.block.radix_rank
+
+
+@qd.kernel
+def block_reduce_other_dim(a: A) -> None:
+    qd.loop_config(block_dim=64)
+    for i in range(a.shape[0]):
+        a[i] = qd.simt.block.reduce_add(a[i], 128, qd.i32)  # expect: 376:16 QD206 the loop's blocks have 64 threads

@@ -255,3 +255,53 @@ def block_votes(x: I32_1, out: I32_1) -> None:
         a = qd.simt.block.sync_all_nonzero(x[i] >= 0)
         n = qd.simt.block.sync_any_nonzero(x[i] == 7)
         out[i] = c * 100 + a * 10 + n
+
+
+@qd.kernel
+def warp_exclusive(x: I32_1, f: F32_1, a: I32_1, b: I32_1, c: I32_1, d: F32_1, e: F32_1,
+                   g: F32_1) -> None:
+    # Exclusive scans: the input shifted up one lane, each group's first lane the identity.
+    qd.loop_config(block_dim=64)
+    for i in range(x.shape[0]):
+        a[i] = qd.simt.subgroup.exclusive_add_tiled(x[i], 5) * 1000 + qd.simt.subgroup.exclusive_xor(x[i])
+        b[i] = qd.simt.subgroup.exclusive_max_tiled(x[i], 2) * 100 + qd.simt.subgroup.exclusive_or_tiled(x[i], 4)
+        c[i] = qd.simt.subgroup.exclusive_min(x[i]) + qd.simt.subgroup.exclusive_and_tiled(x[i], 3)
+        d[i] = qd.simt.subgroup.exclusive_add(f[i]) + qd.simt.subgroup.exclusive_mul_tiled(f[i], 2)
+        e[i] = qd.simt.subgroup.exclusive_min_tiled(f[i], 3)
+        g[i] = qd.simt.subgroup.exclusive_max(f[i])
+
+
+@qd.func
+def absmax(a, b):
+    return qd.max(qd.abs(a), qd.abs(b))
+
+
+@qd.kernel
+def block_reductions(x: I32_1, f: F32_1, r: I32_1, s: F32_1, t: F32_1, u: I32_1,
+                     v: I32_1) -> None:
+    # Blocks of 128 (4 warps): reduce_* valid in thread 0 (the others keep their warp's partial
+    # value), reduce_all_* in every thread; a custom op (a @qd.func); then blocks of one warp.
+    qd.loop_config(block_dim=128)
+    for i in range(x.shape[0]):
+        r[i] = qd.simt.block.reduce_add(x[i], 128, qd.i32)
+        s[i] = qd.simt.block.reduce_all_add(f[i], 128, qd.f32)
+        t[i] = qd.simt.block.reduce_all(f[i], 128, absmax, qd.f32)
+        u[i] = qd.simt.block.reduce_min(x[i], 128, qd.i32) * 1000 + qd.simt.block.reduce_all_max(
+            x[i], block_dim=128, dtype=qd.i32)
+    qd.loop_config(block_dim=32)
+    for i in range(x.shape[0]):
+        v[i] = qd.simt.block.reduce_all_add(x[i], 32, qd.i32)
+
+
+@qd.kernel
+def block_scans(x: I32_1, f: F32_1, a: I32_1, b: F32_1, c: I32_1, d: I32_1, e: F32_1) -> None:
+    # Blocks of 96 (3 warps): every thread gets its scan.
+    qd.loop_config(block_dim=96)
+    for i in range(x.shape[0]):
+        a[i] = qd.simt.block.inclusive_add(x[i], 96, qd.i32)
+        b[i] = qd.simt.block.exclusive_add(f[i], 96, qd.f32)
+        c[i] = qd.simt.block.inclusive_max(x[i], 96, qd.i32) * 100 + qd.simt.block.inclusive_min(
+            x[i], 96, qd.i32)
+        d[i] = qd.simt.block.exclusive_min(x[i], 96, qd.i32) + qd.simt.block.exclusive_max(x[i], 96, qd.i32)
+        e[i] = (qd.simt.block.exclusive_scan(f[i], 96, absmax, 0.0, qd.f32) * 1000.0
+                + qd.simt.block.inclusive_scan(f[i], 96, absmax, qd.f32))

@@ -38,6 +38,17 @@ def _butterfly(vals, log2, op):
     return vals
 
 
+def _fsum_order(block):
+    """qd.simt.block.reduce_all_add over one block of f32 values, in Quadrants' order: each
+    warp's shuffle_down tree (lane 0), then the warps' sums folded in warp order."""
+    fadd = lambda a, b: _f32(a + b)  # noqa: E731
+    warps = [_down(block[w:w + 32], 5, fadd)[0] for w in range(0, len(block), 32)]
+    total = warps[0]
+    for v in warps[1:]:
+        total = fadd(total, v)
+    return total
+
+
 def _warp_reductions(n):
     # f32 values whose sums round differently in another order (catches the shuffle order).
     x = [(5 * i) % 17 - 8 for i in range(n)]
@@ -239,4 +250,62 @@ CASES += [
     {"name": "simt_block_votes", "kernel": "simt_k:block_votes",
      "args": [arr("i32", (128,), _BX), arr("i32", (128,))],
      "outputs": [1], "expected": {1: _BO}, "gpu_only": GPU_ONLY},
+]
+
+
+def _scans(n, b):
+    """Plain-Python prefix scans within blocks of b: inclusive add, exclusive min + max (thread 0
+    of a block: INT_MAX + INT_MIN = -1)."""
+    x = [(7 * i) % 19 - 9 for i in range(n)]
+    inc, exc = [], []
+    for i in range(n):
+        blk = x[(i // b) * b:i + 1]
+        inc.append(sum(blk))
+        before = blk[:-1]
+        exc.append((min(before) if before else 2**31 - 1) + (max(before) if before else -2**31))
+    return x, inc, exc
+
+
+def _warp_exclusive(n):
+    x = [(5 * i) % 23 - 11 for i in range(n)]
+    out = []
+    for i in range(n):
+        w = (i // 32) * 32
+        before = x[w:i]
+        out.append(sum(before) * 1000 + _xor(before))
+    return x, out
+
+
+def _xor(vals):
+    r = 0
+    for v in vals:
+        r ^= v
+    return r
+
+
+_SC = _scans(192, 96)
+_WX = _warp_exclusive(128)
+CASES += [
+    {"name": "simt_warp_exclusive", "kernel": "simt_k:warp_exclusive",
+     "args": [arr("i32", (128,), _WX[0]),
+              arr("f32", (128,), lambda i: _f32(((7 * i) % 11) * 0.1 - 0.5 + i * 1e-3)),
+              arr("i32", (128,)), arr("i32", (128,)), arr("i32", (128,)), arr("f32", (128,)),
+              arr("f32", (128,)), arr("f32", (128,))],
+     "outputs": [2, 3, 4, 5, 6, 7], "expected": {2: _WX[1]}, "gpu_only": GPU_ONLY},
+    {"name": "simt_block_reductions", "kernel": "simt_k:block_reductions",
+     "args": [arr("i32", (256,), lambda i: (13 * i) % 29 - 14),
+              arr("f32", (256,), lambda i: _f32(((3 * i) % 13) * 0.1 - 0.6 + i * 1e-3)),
+              arr("i32", (256,)), arr("f32", (256,)), arr("f32", (256,)), arr("i32", (256,)),
+              arr("i32", (256,))],
+     "outputs": [2, 3, 4, 5, 6],
+     "expected": {3: [_fsum_order([_f32(((3 * k) % 13) * 0.1 - 0.6 + k * 1e-3)
+                                   for k in range((i // 128) * 128, (i // 128) * 128 + 128)])
+                      for i in range(256)]},
+     "gpu_only": GPU_ONLY},
+    {"name": "simt_block_scans", "kernel": "simt_k:block_scans",
+     "args": [arr("i32", (192,), _SC[0]),
+              arr("f32", (192,), lambda i: _f32(((5 * i) % 17) * 0.1 - 0.8 + i * 1e-3)),
+              arr("i32", (192,)), arr("f32", (192,)), arr("i32", (192,)), arr("i32", (192,)),
+              arr("f32", (192,))],
+     "outputs": [2, 3, 4, 5, 6], "expected": {2: _SC[1], 5: _SC[2]}, "gpu_only": GPU_ONLY},
 ]

@@ -313,7 +313,10 @@ subgroup = _types.SimpleNamespace(
 
 
 def _install_library():
-    """The tiled reductions, scans and votes: @qd.func kernels code (simt_library.py)."""
+    """The tiled reductions, scans and votes, the block reductions and scans: @qd.func kernel
+    code (simt_library.py)."""
     from . import simt_library
     for name in simt_library.__all__:
         setattr(subgroup, name, getattr(simt_library, name))
+    for name in simt_library.__block__:
+        setattr(block, name[len("block_"):], getattr(simt_library, name))

@@ -1,8 +1,13 @@
-"""qd.simt.subgroup's tiled reductions, scans and votes as kernel code (@qd.func), written as
-Quadrants writes them in its simt/reductions.py and simt/subgroup.py (the same shuffles in the
-same order, so floats combine in the same order): the stand-in interprets them like any func."""
+"""qd.simt.subgroup's tiled reductions, scans and votes and qd.simt.block's reductions and scans
+as kernel code (@qd.func), written as Quadrants writes them in its simt/reductions.py,
+simt/subgroup.py and simt/block.py (the same shuffles, barriers and operations in the same order,
+so floats combine in the same order): the stand-in interprets them like any func."""
+
+import math
 
 import quadrants as qd
+
+from .values import Scalar
 
 __all__ = [
     "reduce_add_tiled", "reduce_min_tiled", "reduce_max_tiled",
@@ -14,12 +19,27 @@ __all__ = [
     "inclusive_or", "inclusive_xor",
     "segmented_reduce_add_tiled", "segmented_reduce_min_tiled", "segmented_reduce_max_tiled",
     "all_true_tiled", "any_true_tiled", "all_true", "any_true",
+    "exclusive_add_tiled", "exclusive_mul_tiled", "exclusive_min_tiled", "exclusive_max_tiled",
+    "exclusive_and_tiled", "exclusive_or_tiled", "exclusive_xor_tiled",
+    "exclusive_add", "exclusive_mul", "exclusive_min", "exclusive_max", "exclusive_and",
+    "exclusive_or", "exclusive_xor",
+]
+
+# qd.simt.block's (installed as block.<name> without the "block_" prefix).
+__block__ = [
+    "block_reduce", "block_reduce_all", "block_reduce_add", "block_reduce_min",
+    "block_reduce_max", "block_reduce_all_add", "block_reduce_all_min", "block_reduce_all_max",
+    "block_inclusive_scan", "block_inclusive_add", "block_inclusive_min", "block_inclusive_max",
+    "block_exclusive_scan", "block_exclusive_add", "block_exclusive_min", "block_exclusive_max",
 ]
 
 
 @qd.func
 def _op(a, b, op: qd.template()):
+    """op(a, b): op is "add", "mul", ... or a @qd.func of two values."""
     r = a
+    if qd.static(not isinstance(op, str)):
+        r = op(a, b)
     if qd.static(op == "add"):
         r = a + b
     if qd.static(op == "mul"):
@@ -270,3 +290,174 @@ def any_true_tiled(predicate, log2_size: qd.template()):
 @qd.func
 def any_true(predicate):
     return _vote_tiled(predicate, False, 5)
+
+
+def _min_identity(value):
+    """The largest value of value's type (+inf for floats): exclusive_min's identity."""
+    t = value.dtype
+    if t.is_float:
+        return Scalar(t, math.inf)
+    return Scalar(t, (1 << (t.bits - 1)) - 1 if t.is_signed else (1 << t.bits) - 1)
+
+
+def _max_identity(value):
+    """The smallest value of value's type (-inf for floats; 0 unsigned): exclusive_max's."""
+    t = value.dtype
+    if t.is_float:
+        return Scalar(t, -math.inf)
+    return Scalar(t, -(1 << (t.bits - 1)) if t.is_signed else 0)
+
+
+@qd.func
+def _exclusive_scan_tiled(value, op: qd.template(), identity, log2_size: qd.template()):
+    lane_in_group = qd.simt.subgroup.invocation_id() & qd.static((1 << log2_size) - 1)
+    prev = qd.simt.subgroup.shuffle_up(value, qd.u32(1))
+    if lane_in_group == 0:
+        prev = identity
+    return _inclusive_scan_tiled(prev, op, log2_size)
+
+
+@qd.func
+def _identity(value, op: qd.template()):
+    """op's identity in value's type, as Quadrants builds it."""
+    r = value - value
+    if qd.static(op == "mul"):
+        r = value - value + 1
+    if qd.static(op == "and"):
+        r = ~(value ^ value)
+    if qd.static(op == "or" or op == "xor"):
+        r = value ^ value
+    if qd.static(op == "min"):
+        r = _min_identity(value)
+    if qd.static(op == "max"):
+        r = _max_identity(value)
+    return r
+
+
+def _exclusive(op):
+    @qd.func
+    def tiled(value, log2_size: qd.template()):
+        return _exclusive_scan_tiled(value, op, _identity(value, op), log2_size)
+
+    @qd.func
+    def whole(value):
+        return _exclusive_scan_tiled(value, op, _identity(value, op), 5)
+    return tiled, whole
+
+
+exclusive_add_tiled, exclusive_add = _exclusive("add")
+exclusive_mul_tiled, exclusive_mul = _exclusive("mul")
+exclusive_min_tiled, exclusive_min = _exclusive("min")
+exclusive_max_tiled, exclusive_max = _exclusive("max")
+exclusive_and_tiled, exclusive_and = _exclusive("and")
+exclusive_or_tiled, exclusive_or = _exclusive("or")
+exclusive_xor_tiled, exclusive_xor = _exclusive("xor")
+
+
+# --- qd.simt.block (Quadrants' simt/block.py) ----------------------------------------------
+
+
+@qd.func
+def block_reduce(value, block_dim: qd.template(), op: qd.template(), dtype: qd.template()):
+    """Each warp's shuffle_down tree, warp aggregates staged in shared memory, thread 0 folds them
+    in warp order; valid in thread 0."""
+    NUM = qd.static(block_dim // 32)
+    agg = _reduce_tiled(value, op, 5)
+    result = agg
+    if qd.static(NUM > 1):
+        tid = qd.simt.block.thread_idx()
+        warp = tid // 32
+        lane = tid & 31
+        shared = qd.simt.block.SharedArray((NUM,), dtype)
+        if lane == 0:
+            shared[warp] = agg
+        qd.simt.block.sync()
+        if tid == 0:
+            result = shared[0]
+            for w in qd.static(range(1, NUM)):
+                result = _op(result, shared[w], op)
+    return result
+
+
+@qd.func
+def block_reduce_all(value, block_dim: qd.template(), op: qd.template(), dtype: qd.template()):
+    result = block_reduce(value, block_dim, op, dtype)
+    bcast = qd.simt.block.SharedArray((1,), dtype)
+    if qd.simt.block.thread_idx() == 0:
+        bcast[0] = result
+    qd.simt.block.sync()
+    return bcast[0]
+
+
+@qd.func
+def _block_scan(scan, value, block_dim: qd.template(), op: qd.template(), exclusive: qd.template(),
+                identity, dtype: qd.template()):
+    """The block stage of a scan: `scan` is the warp's scan of `value`."""
+    NUM = qd.static(block_dim // 32)
+    if qd.static(NUM > 1):
+        tid = qd.simt.block.thread_idx()
+        warp = tid // 32
+        lane = tid & 31
+        shared = qd.simt.block.SharedArray((NUM,), dtype)
+        if lane == 31:
+            if qd.static(exclusive):
+                shared[warp] = _op(scan, value, op)
+            else:
+                shared[warp] = scan
+        qd.simt.block.sync()
+        block_aggregate = shared[0]
+        warp_prefix = block_aggregate
+        if qd.static(exclusive):
+            warp_prefix = identity
+        for w in qd.static(range(1, NUM)):
+            if warp == w:
+                warp_prefix = block_aggregate
+            addend = shared[w]
+            block_aggregate = _op(block_aggregate, addend, op)
+        if warp != 0:
+            scan = _op(warp_prefix, scan, op)
+    return scan
+
+
+@qd.func
+def block_inclusive_scan(value, block_dim: qd.template(), op: qd.template(),
+                         dtype: qd.template()):
+    return _block_scan(_inclusive_scan_tiled(value, op, 5), value, block_dim, op, False, value,
+                       dtype)
+
+
+@qd.func
+def block_exclusive_scan(value, block_dim: qd.template(), op: qd.template(), identity,
+                         dtype: qd.template()):
+    return _block_scan(_exclusive_scan_tiled(value, op, identity, 5), value, block_dim, op, True,
+                       identity, dtype)
+
+
+def _typed(kind, op):
+    @qd.func
+    def typed(value, block_dim: qd.template(), dtype: qd.template()):
+        r = value
+        if qd.static(kind == "reduce"):
+            r = block_reduce(value, block_dim, op, dtype)
+        if qd.static(kind == "reduce_all"):
+            r = block_reduce_all(value, block_dim, op, dtype)
+        if qd.static(kind == "inclusive"):
+            r = block_inclusive_scan(value, block_dim, op, dtype)
+        if qd.static(kind == "exclusive"):
+            r = block_exclusive_scan(value, block_dim, op, _identity(value, op), dtype)
+        return r
+    return typed
+
+
+block_reduce_add = _typed("reduce", "add")
+block_reduce_min = _typed("reduce", "min")
+block_reduce_max = _typed("reduce", "max")
+block_reduce_all_add = _typed("reduce_all", "add")
+block_reduce_all_min = _typed("reduce_all", "min")
+block_reduce_all_max = _typed("reduce_all", "max")
+block_inclusive_add = _typed("inclusive", "add")
+block_inclusive_min = _typed("inclusive", "min")
+block_inclusive_max = _typed("inclusive", "max")
+block_exclusive_add = _typed("exclusive", "add")
+block_exclusive_min = _typed("exclusive", "min")
+block_exclusive_max = _typed("exclusive", "max")
