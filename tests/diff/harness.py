@@ -346,9 +346,10 @@ def _flatten(v):
     return [v]
 
 
-def compare(case, got, expected, keys=None):
-    """None when equal (within the case's tolerance), else 'where: got X, expected Y'."""
-    tol = case.get("tol")
+def compare(case, got, expected, keys=None, tol=None):
+    """None when equal (within `tol`, else the case's tolerance), else 'where: got X, expected
+    Y'."""
+    tol = tol if tol is not None else case.get("tol")
     for key in keys or expected.keys():
         e, g = expected.get(key), got.get(key)
         where = "return" if key == "return" else f"arg {key}"

@@ -89,7 +89,7 @@ def self_check(cases):
             rep.line(False, case["name"], "reference error: " + err)
             continue
         expected = {str(k): v for k, v in case.get("expected", {}).items()}
-        mismatch = harness.compare(case, snap, expected)
+        mismatch = harness.compare(case, snap, expected, tol=case.get("expected_tol"))
         if not mismatch and case["name"] in recorded:
             mismatch = harness.compare(case, snap, recorded[case["name"]])
             mismatch = mismatch and f"{mismatch} (expected = recorded real Quadrants)"

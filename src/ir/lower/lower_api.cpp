@@ -27,7 +27,7 @@ constexpr OutOfReach k_out_of_reach[] = {
     {{"simt", "simt.*"},
      "this SIMT operation is not supported in compiled kernels yet (compiled: qd.simt.block's "
      "sync, mem_fence, thread_idx, SharedArray, reductions and scans, qd.simt.grid.mem_fence, "
-     "qd.simt.warp.sync, the qd.simt.subgroup operations; not yet: register tiles, radix ranks "
+     "qd.simt.warp.sync, the qd.simt.subgroup operations, register tiles; not yet: radix ranks "
      "and sorts, qd.simt.warp's CUDA intrinsics)"},
     {{"graph.do_while", "graph_do_while"},
      "qd.graph.do_while() is only the test of a while loop in a graph kernel (`while "
@@ -82,6 +82,16 @@ Val Lowerer::call_api(const std::string& path, const ast::Call* c, std::vector<V
     if (std::optional<Val> v = call_simt(path, c, args)) {
       return *v;
     }
+  }
+  if (path == "outer") {
+    // qd.outer(a, b): only as `tile -= qd.outer(a, b)` (lower_tile.cpp).
+    if (args.size() != 2 || !c->keywords.empty()) {
+      type_error(pos, "qd.outer(a, b) takes two per-lane values or columns");
+    }
+    Val v;
+    v.kind = Val::Kind::outer;
+    v.items = args;
+    return v;
   }
   reject_out_of_reach(path, pos);
   if (path == "svd" || path == "math.svd") {

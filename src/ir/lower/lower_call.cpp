@@ -19,6 +19,9 @@ const ast::Expr* Lowerer::keyword(const ast::Call* c, std::string_view name) {
 }
 
 Val Lowerer::eval_call(const ast::Call* c) {
+  if (std::optional<Val> v = tile_method(c)) {
+    return *v;  // tile.cholesky_(eps), L.solve_triangular_(B), tile.eye_() (lower_tile.cpp)
+  }
   if (const auto* a = c->func->as<ast::Attribute>(); a != nullptr && a->attr == "fill") {
     bool place = is_lvalue_expr(a->value);
     if (const auto* n = a->value->as<ast::Name>()) {

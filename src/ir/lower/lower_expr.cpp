@@ -139,7 +139,9 @@ Val Lowerer::eval_name(const ast::Name* n) {
         for (int32_t v : b->vars) {
           elems.push_back(m_kernel->var_ref(v));
         }
-        return Val::of_tensor(std::move(elems), b->rows, b->cols, b->dtype);
+        Val t = Val::of_tensor(std::move(elems), b->rows, b->cols, b->dtype);
+        t.tile = b->tile;
+        return t;
       }
       case Binding::Kind::value: return b->value;
       case Binding::Kind::ref: return read(b->ref);
@@ -178,9 +180,7 @@ Val Lowerer::eval_subscript(const ast::Subscript* s) {
           return python_slice(base, items, s->pos);
         }
         break;
-      case Val::Kind::array:
-        type_error(s->pos, "an ndarray cannot be sliced in a kernel (slice the vector or matrix of "
-                           "one element: a[i][1:3])");
+      case Val::Kind::array: return array_slice(base, items, s->pos);  // lower_tile.cpp
       default: break;
     }
     type_error(s->pos, base.describe() + " cannot be sliced");

@@ -107,6 +107,12 @@ std::optional<Val> Lowerer::call_simt(const std::string& path, const ast::Call* 
   if (path == "simt.block.SharedArray" || path == "simt.block.shared_array") {
     return shared_array(c, args);
   }
+  for (int32_t n : {16, 32}) {
+    std::string tile = "simt.Tile" + std::to_string(n) + "x" + std::to_string(n) + ".";
+    if (path == tile + "zeros" || path == tile + "eye") {
+      return tile_new(n, path.ends_with("eye"), c, args);  // lower_tile.cpp
+    }
+  }
   if (path == "simt.block.global_thread_idx") {
     fail(pos, "QD201",
          "qd.simt.block.global_thread_idx() is not supported in compiled kernels: its value "

@@ -165,6 +165,7 @@ BindingRef Lowerer::declare(std::string_view name, const Val& value, const ast::
     b->kind = Binding::Kind::tensor_var;
     b->rows = value.rows;
     b->cols = value.cols;
+    b->tile = value.tile;
     b->dtype = annotated.value_or(value.dtype);
     for (const Expr* e : value.elems) {
       b->vars.push_back(new_scalar(m_kernel->cast(b->dtype, e)));
@@ -265,6 +266,9 @@ void Lowerer::assign_name(std::string_view name, const Val& value, const ast::Po
 
 void Lowerer::assign_to(const ast::Expr* target, const Val& value, const ast::Pos& pos,
                         std::optional<DType> annotated) {
+  if (tile_assign(target, value, pos)) {
+    return;  // tile[:] = arr[...], arr[...] = tile (lower_tile.cpp)
+  }
   if (const auto* n = target->as<ast::Name>()) {
     if (value.kind == Val::Kind::object && value.obj->parent != nullptr) {
       unsupported(pos, "an element of the struct field '" + value.obj->parent->path +
@@ -424,6 +428,9 @@ void Lowerer::lower_aug_assign(const ast::AugAssign* s) {
     b->value = v;
     frame().scopes.back()[std::string(n->id)] = b;
     return;
+  }
+  if (tile_aug_assign(s)) {
+    return;  // tile -= qd.outer(a, b) (lower_tile.cpp)
   }
   LValue lv = lvalue(s->target);
   Val rhs = eval(s->value);

@@ -313,6 +313,20 @@ private:
   // The indices of `x[...]`, evaluated in order; `x[None]` has none (a 0-d ndarray's element).
   std::vector<IndexItem> subscript_items(const ast::Expr* slice);
   static bool has_slice(const std::vector<IndexItem>& items);
+  // Register tiles (lower_tile.cpp): qd.simt.Tile16x16 / Tile32x32 as Quadants' simt/_tile.py.
+  Val tile_new(int32_t n, bool eye, const ast::Call* c, std::vector<Val>& args);
+  Val array_slice(const Val& base, const std::vector<IndexItem>& items, const ast::Pos& pos);
+  bool tile_assign(const ast::Expr* target, const Val& value, const ast::Pos& pos);
+  bool tile_aug_assign(const ast::AugAssign* s);
+  std::optional<Val> tile_method(const ast::Call* c);
+  BindingRef tile_binding(const ast::Expr* e);  // a name bound to a tile, else null
+  void tile_load(const Binding& tile, const Val& proxy, const ast::Pos& pos);
+  void tile_store(const Val& proxy, const std::vector<const Expr*>& rows, const ast::Pos& pos);
+  const Expr* tile_vec(const Val& v, DType t, const ast::Pos& pos);  // qd.outer's operand
+  void tile_cholesky(const Binding& tile, const Val& eps, const ast::Pos& pos);
+  void tile_trsm(const Binding& b, const Binding& l, const ast::Pos& pos);
+  void emit_if(const Expr* cond, const std::function<void()>& then, const ast::Pos& pos);
+  void set_var(int32_t var, const Expr* value, const ast::Pos& pos);
   std::vector<Val> index_values(const std::vector<IndexItem>& items);  // no slices among them
   // The element indices a slice selects along an axis of `n` (Quadrants' _calc_slice).
   std::vector<int64_t> slice_indices(const IndexItem& item, int64_t n, const ast::Pos& pos);

@@ -57,6 +57,9 @@ std::string Val::describe() const {
     case Kind::tuple: return is_list ? "a list" : "a tuple";
     case Kind::scalar: return std::string("a runtime ") + name_of(expr->type) + " value";
     case Kind::tensor:
+      if (tile) {
+        return "a register tile of " + std::to_string(rows) + " " + name_of(dtype) + " rows";
+      }
       return cols == 0 ? "a vector of " + std::to_string(rows) + " " + name_of(dtype)
                        : "a " + std::to_string(rows) + "x" + std::to_string(cols) + " " +
                              name_of(dtype) + " matrix";
@@ -80,6 +83,10 @@ std::string Val::describe() const {
       return (obj && obj->dataclass ? "the dataclass argument '" : "the object '") +
              (obj ? obj->path : std::string("?")) + "'";
     case Kind::class_: return "a class";
+    case Kind::slice_proxy:
+      return path == "tile" ? "an array slice arr[r0:r1, c0:c1] (a tile's rows)"
+                            : "an array column arr[r0:r1, col]";
+    case Kind::outer: return "qd.outer(a, b)";
   }
   return "a value";
 }

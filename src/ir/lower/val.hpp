@@ -42,6 +42,11 @@ struct Val {
     spec_value,  // a value with a format spec in a formatted string: `items[0]`, `path` = spec
     object,      // a dataclass argument or a qd.template() object (`obj`, lower_object.cpp)
     class_,      // a class of the tree (`cls`): an annotation, an enum, a dataclass type
+    // arr[r0:r1, c0:c1] (`path` "tile") or arr[r0:r1, col] ("vec") of an array (`param`), with
+    // `cols` leading batch indices (0 or 1) first in `items`, then the bounds (or the column):
+    // only what a register tile loads, stores or takes an outer product of (lower_tile.cpp).
+    slice_proxy,
+    outer,  // qd.outer(a, b): `items` a and b, only as `tile -= qd.outer(a, b)`
   };
   Kind kind = Kind::py;
   sema::Value py;
@@ -64,6 +69,9 @@ struct Val {
   bool any_dtype = false;
   std::shared_ptr<Object> obj;       // object; func: the bound receiver of a method (or null)
   sema::ClassId cls = sema::k_none;  // class_
+  // tensor: a register tile (qd.simt.Tile16x16 / Tile32x32): the `rows` registers of this
+  // thread's row of the tile (lower_tile.cpp).
+  bool tile = false;
 
   static Val of_py(sema::Value v);
   static Val of_int(int64_t v);
@@ -129,6 +137,7 @@ struct Binding {
   DType dtype = DType::i32;    // tensor_var element type
   Val value;                   // value: a compile-time value (or array / func / ...)
   LValue ref;                  // ref: the caller's place
+  bool tile = false;           // tensor_var: a register tile (Val::tile)
   bool immutable = false;      // kernel parameters, loop variables
   bool fixed = false;          // value: a qd.template() func parameter or qd.static loop
                                // variable bound to a value that is not assignable (`what`)

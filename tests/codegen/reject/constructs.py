@@ -374,3 +374,17 @@ def block_reduce_other_dim(a: A) -> None:
     qd.loop_config(block_dim=64)
     for i in range(a.shape[0]):
         a[i] = qd.simt.block.reduce_add(a[i], 128, qd.i32)  # expect: 376:16 QD206 the loop's blocks have 64 threads
+
+
+@qd.kernel
+def tile_serial(a: A) -> None:
+    t = qd.simt.Tile16x16.zeros(dtype=qd.f32)  # expect: 381:9 QD201 outside a parallel for loop
+    a[0] = qd.i32(t.r[0])
+
+
+@qd.kernel
+def tile_open_slice(a: qd.types.NDArray[qd.f32, 2]) -> None:
+    qd.loop_config(block_dim=16)
+    for i in range(16):
+        t = qd.simt.Tile16x16.zeros(dtype=qd.f32)
+        t[:] = a[0:, 0:16]  # expect: 390:18 QD206 needs both its start and stop

@@ -20,6 +20,7 @@ from .matrix import Matrix, Vector  # noqa: F401
 from .ops import cast  # noqa: F401
 from .random_numbers import random  # noqa: F401
 from .svd import svd  # noqa: F401
+from .tiles import outer  # noqa: F401
 
 IS_REFERENCE_STANDIN = True
 int32, int64, float32, float64 = i32, i64, f32, f64

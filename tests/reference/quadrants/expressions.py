@@ -18,6 +18,7 @@ from .ndarray import ArrayArg
 from .scope import Scope
 from .ops import binop, cast, is_typed, logical, truth, typed, unop
 from .tensor_methods import swizzle_indices
+from . import tiles
 from .values import Cell, LazyValue, Scalar, Tensor
 
 _BIN = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
@@ -238,7 +239,7 @@ class ExpressionEvaluator:
             return StructElement(base, self.index_list(node.slice))
         if isinstance(base, ArrayArg):
             if self.has_slice(node.slice):
-                raise TypeError("an ndarray cannot be sliced in a kernel")
+                return self.tile_slice(base, node.slice)  # a register tile's rows or column
             return ArrayLV(base, self.index_list(node.slice), self.ctx).get()
         if isinstance(base, Tensor):
             return self.tensor_component(base, node.slice, lambda: base)
@@ -246,6 +247,19 @@ class ExpressionEvaluator:
         if is_typed(index):
             raise TypeError("a Python list/tuple needs a compile-time index")
         return base[index]
+
+    def tile_slice(self, arr, slice_node):
+        items = slice_node.elts if isinstance(slice_node, ast.Tuple) else [slice_node]
+        parts = []
+        for x in items:
+            if isinstance(x, ast.Slice):
+                if x.step is not None:
+                    raise TypeError("a tile slice takes no step")
+                parts.append(("slice", None if x.lower is None else self.eval(x.lower),
+                              None if x.upper is None else self.eval(x.upper)))
+            else:
+                parts.append(("index", self.eval(x)))
+        return tiles.array_slice(arr, parts, self.ctx)
 
     @staticmethod
     def has_slice(slice_node):

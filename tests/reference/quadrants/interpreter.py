@@ -10,7 +10,7 @@ import ast
 import copy
 
 from . import dtypes as dt
-from . import graph, random_numbers, simt
+from . import graph, random_numbers, simt, tiles
 from .atomics import ATOMIC_AUG_OPS, atomic_rmw
 from .expressions import ExpressionEvaluator, is_static_call
 from .lvalues import coerce
@@ -186,6 +186,8 @@ class Interpreter(ExpressionEvaluator):
         self.scopes[-1][node.target.id] = declare_value(value)
 
     def assign(self, target, value):
+        if isinstance(target, ast.Subscript) and self.tile_assign(target, value):
+            return
         if isinstance(target, ast.Name):
             self.assign_name(target.id, value, target)
         elif isinstance(target, (ast.Tuple, ast.List)):
@@ -194,6 +196,25 @@ class Interpreter(ExpressionEvaluator):
                 self.assign(t, v)
         else:
             self.lvalue(target).set(value)
+
+    def tile_assign(self, target, value):
+        """tile[:] = arr[r0:r1, c0:c1] and arr[r0:r1, c0:c1] = tile (tiles.py)."""
+        sl = target.slice
+        if isinstance(sl, ast.Slice) and sl.lower is None and sl.upper is None and sl.step is None:
+            tile = self.eval(target.value)
+            if isinstance(tile, tiles.Tile):
+                if not isinstance(value, tiles.Slice) or value.kind != "tile":
+                    raise TypeError("tile[:] takes an array's rows and columns")
+                tile.load(value)
+                return True
+            return False
+        if isinstance(value, tiles.Tile):
+            dest = self.eval(target)
+            if not isinstance(dest, tiles.Slice) or dest.kind != "tile":
+                raise TypeError("a tile is stored into arr[r0:r1, c0:c1]")
+            value.store(dest)
+            return True
+        return False
 
     @staticmethod
     def unpack(value, n):
@@ -209,6 +230,14 @@ class Interpreter(ExpressionEvaluator):
 
     def stmt_AugAssign(self, node):
         op = _AUG[type(node.op)]
+        if isinstance(node.target, ast.Name):
+            tile = self.eval(node.target)
+            if isinstance(tile, tiles.Tile):
+                value = self.eval(node.value)
+                if op != "-" or not isinstance(value, tiles.Outer):
+                    raise TypeError("a tile's only augmented assignment is tile -= qd.outer(a, b)")
+                tile.sub_outer(value)
+                return
         if isinstance(node.target, ast.Name) and node.target.id in self.immutable:
             raise SyntaxError(f'Kernel argument "{node.target.id}" is immutable in the kernel')
         lv = self.lvalue(node.target)

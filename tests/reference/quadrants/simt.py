@@ -320,3 +320,5 @@ def _install_library():
         setattr(subgroup, name, getattr(simt_library, name))
     for name in simt_library.__block__:
         setattr(block, name[len("block_"):], getattr(simt_library, name))
+    from . import tiles
+    globals().update(Tile16x16=tiles.Tile16x16, Tile32x32=tiles.Tile32x32)
