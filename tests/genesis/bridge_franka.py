@@ -24,7 +24,8 @@ requirements.
 decomposed constraint solver, whose iterations are the graph kernel
 solver_breakdown._kernel_solve_graph with qd.graph.do_while; the kernels' CUDA arms) and, on the
 store's side, with its block-level arms too (--cuda-simt: the level sweep, the shared-memory
-mass-matrix factor and smooth solve; qd.simt.block.sync, shared arrays, subgroup operations),
+mass-matrix factor and smooth solve, the register-tiled island factor and the cooperative
+constraint kernels; qd.simt.block.sync, shared arrays, subgroup operations, register tiles),
 which Quadrants runs on GPUs only. The scene is first recorded so (3 steps, scenes/simt_trace.py:
 Quadrants traces the block-level kernels as on CUDA and launches none of them) and built for cpu
 and cuda:sm_90 from that record; the graph kernel and the block-level kernels must be recorded
@@ -61,6 +62,20 @@ import skip_policy  # noqa: E402
 TOLERANCE = 1e-2
 CHECKS = qdtest.Checks("genesis bridge")
 check = CHECKS.check
+
+
+def recorded_values(node, key):
+    """Every value the record gives `key` anywhere (a config member's recorded values)."""
+    found = set()
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == key and not isinstance(v, (dict, list)):
+                found.add(v)
+            found |= recorded_values(v, key)
+    elif isinstance(node, list):
+        for v in node:
+            found |= recorded_values(v, key)
+    return found
 
 
 def flat(x):
@@ -210,7 +225,8 @@ def main():
             run_scene(opts.python, opts.steps, os.path.join(tmp, "ieee.json"), env, opts.scene,
                       ieee=True, backend=opts.backend, extra=extra)
             ref = json.load(open(os.path.join(tmp, "ieee.json")))
-        recorded = json.load(open(RECORD))["kernels"]
+        record_json = json.load(open(RECORD))
+        recorded = record_json["kernels"]
     if opts.cuda_arms:
         graph = "genesis.engine.solvers.rigid.constraint.solver_breakdown:_kernel_solve_graph"
         check(graph in recorded and graph in s["served"],
@@ -221,6 +237,11 @@ def main():
                        rigid + "rigid_solver:kernel_substep_post"]
         absent = [k for k in block_level if k not in recorded or k not in s["served"]]
         check(not absent, f"block-level kernels not recorded and served: {absent}")
+        # The register-tile arms (qd.simt.Tile32x32 here): the tiled island factor and the
+        # cooperative constraint kernels, as Genesis configures them on an H200.
+        for arm in ("enable_tiled_island_seed", "enable_cooperative_constraint_kernels"):
+            seen = recorded_values(record_json, arm)
+            check(seen == {True}, f"rigid_config.{arm} recorded as {seen or 'absent'}, not True")
         print(f"built for cpu and cuda:sm_90 from the CUDA arms' record: {len(recorded)} "
               f"kernels, {sum(len(v) for v in recorded.values())} instances")
     missing = sorted(k for k in recorded if k not in s["served"])

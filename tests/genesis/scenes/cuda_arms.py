@@ -26,12 +26,6 @@ SIMT_ARMS = ("enable_level_sweep", "enable_tiled_cholesky_mass_matrix", "mass_ma
              "enable_cooperative_constraint_kernels", "enable_cooperative_noslip")
 
 
-# With simt: the arms that need qd.simt.Tile16x16 / Tile32x32 (register tiles), which qdbuild does
-# not compile yet: the tiled island seed (solver.py func_island_assemble_factor_solve_tiled), and
-# the cooperative constraint kernels built on its factor work-lists.
-TILE_ARMS = ("enable_tiled_island_seed", "has_scalar_seed_factor",
-             "enable_cooperative_constraint_kernels", "enable_cooperative_noslip")
-
 
 class _Properties:
     def __init__(self, values):
@@ -60,9 +54,9 @@ def _as_cuda(gs):
 
 def force(gs, prefer_decomposed=1, simt=False):
     """Configure every rigid solver built from now on as on CUDA, less SIMT_ARMS (with `simt`:
-    with them as Genesis chooses them on an H200, less TILE_ARMS; Quadrants cannot run those on
-    the CPU, see simt_trace.py); `prefer_decomposed`: 1 the decomposed solver (the graph kernel), 0 the
-    monolithic one."""
+    with them, as Genesis chooses them on an H200, register tiles included; Quadrants cannot run
+    those on the CPU, see simt_trace.py); `prefer_decomposed`: 1 the decomposed solver (the graph
+    kernel), 0 the monolithic one."""
     import genesis.utils.array_class as array_class
     import genesis.engine.solvers.rigid.rigid_solver as rigid_solver
 
@@ -72,8 +66,9 @@ def force(gs, prefer_decomposed=1, simt=False):
 
     def config(**values):
         values["backend"] = gs.cuda  # the kernels' own qd.static(backend) checks: their CUDA arm
-        for arm in SIMT_ARMS if not simt else TILE_ARMS:
-            values[arm] = False
+        if not simt:
+            for arm in SIMT_ARMS:
+                values[arm] = False
         values["prefer_decomposed_solver"] = prefer_decomposed
         chosen.update(values)
         return original_config(**values)
