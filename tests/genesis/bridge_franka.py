@@ -25,7 +25,8 @@ decomposed constraint solver, whose iterations are the graph kernel
 solver_breakdown._kernel_solve_graph with qd.graph.do_while; the kernels' CUDA arms) and, on the
 store's side, with its block-level arms too (--cuda-simt: the level sweep, the shared-memory
 mass-matrix factor and smooth solve, the register-tiled island factor and the cooperative
-constraint kernels; qd.simt.block.sync, shared arrays, subgroup operations, register tiles),
+constraint kernels, the collider's split narrowphase and cooperative contact dedup;
+qd.simt.block.sync, shared arrays, subgroup operations, register tiles),
 which Quadrants runs on GPUs only. The scene is first recorded so (3 steps, scenes/simt_trace.py:
 Quadrants traces the block-level kernels as on CUDA and launches none of them) and built for cpu
 and cuda:sm_90 from that record; the graph kernel and the block-level kernels must be recorded
@@ -65,10 +66,13 @@ check = CHECKS.check
 
 
 def recorded_values(node, key):
-    """Every value the record gives `key` anywhere (a config member's recorded values)."""
+    """Every value the record gives `key` anywhere (a config member's recorded values, a
+    template argument's {"template": value})."""
     found = set()
     if isinstance(node, dict):
         for k, v in node.items():
+            if k == key and isinstance(v, dict) and set(v) == {"template"}:
+                v = v["template"]
             if k == key and not isinstance(v, (dict, list)):
                 found.add(v)
             found |= recorded_values(v, key)
@@ -242,6 +246,11 @@ def main():
         for arm in ("enable_tiled_island_seed", "enable_cooperative_constraint_kernels"):
             seen = recorded_values(record_json, arm)
             check(seen == {True}, f"rigid_config.{arm} recorded as {seen or 'absent'}, not True")
+        # The collider's CUDA arms (kernel_detection's template arguments): the split narrowphase
+        # and the cooperative contact dedup.
+        for arm in ("split_narrowphase", "coop_dedup"):
+            seen = recorded_values(record_json, arm)
+            check(seen == {True}, f"the collider's {arm} recorded as {seen or 'absent'}, not True")
         print(f"built for cpu and cuda:sm_90 from the CUDA arms' record: {len(recorded)} "
               f"kernels, {sum(len(v) for v in recorded.values())} instances")
     missing = sorted(k for k in recorded if k not in s["served"])

@@ -7,10 +7,10 @@ others the decomposed constraint solver, whose iterations are a graph kernel
 `qd.static(rigid_config.backend == gs.cuda)` arms. `force(gs)`, called after gs.init(backend=
 gs.cpu) and before the scene is built, makes the solver configure itself as on an H200 (132 SMs,
 227 KiB of shared memory per block, sm_90), and then turns off the arms that need block-level
-SIMT code (qd.simt.block.sync, shared arrays, subgroup operations), which Quadrants runs on CUDA
-only: the level sweep, the tiled and cooperative mass-matrix and constraint kernels, the tiled
-island seed. The collider keeps its CPU configuration (its CUDA arms, the split narrowphase and
-the cooperative contact dedup, need block-level code too).
+SIMT code (qd.simt.block.sync, shared arrays, subgroup operations, register tiles), which
+Quadrants runs on CUDA only: the level sweep, the tiled and cooperative mass-matrix and constraint
+kernels, the tiled island seed. `force(gs, simt=True)` keeps those, and makes the collider take its
+CUDA arms too (the split narrowphase, the cooperative contact dedup), for a store to run.
 """
 import contextlib
 
@@ -82,4 +82,17 @@ def force(gs, prefer_decomposed=1, simt=False):
                 array_class.RigidSimStaticConfig = original_config
 
     rigid_solver.RigidSolver._build_static_config = build
+    if simt:
+        # The collider decides its CUDA arms in its constructor (the split narrowphase, the
+        # cooperative contact dedup: block-level code, qd.simt.grid.mem_fence).
+        import genesis.engine.solvers.rigid.collider.collider as collider
+        original_init = collider.Collider.__init__
+
+        def init(self, *args, **kwargs):
+            with _as_cuda(gs):
+                original_init(self, *args, **kwargs)
+            chosen["collider.split_narrowphase"] = self._use_split_narrowphase
+            chosen["collider.coop_dedup"] = self._use_coop_dedup
+
+        collider.Collider.__init__ = init
     return chosen
