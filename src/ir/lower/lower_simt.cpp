@@ -67,19 +67,13 @@ std::optional<Val> Lowerer::call_simt(const std::string& path, const ast::Call* 
     if (args.size() != 1 || !c->keywords.empty()) {
       type_error(pos, "qd.simt.warp.sync(mask) takes the mask of the lanes to synchronize");
     }
-    const Expr* m = args[0].is_runtime() ? args[0].expr : nullptr;
-    bool full = false;
-    if (args[0].is_py_number() && args[0].py.kind == sema::Value::Kind::integer) {
-      full = (static_cast<uint64_t>(args[0].py.iv) & 0xffffffffu) == 0xffffffffu;
-    } else if (m != nullptr && m->kind == ExprKind::constant && !is_float(m->type)) {
-      full = (static_cast<uint64_t>(m->ival) & 0xffffffffu) == 0xffffffffu;
-    }
-    if (!full) {
-      fail(pos, "QD201",
-           "qd.simt.warp.sync(mask) with a mask other than the whole warp (0xFFFFFFFF) is not "
-           "supported in compiled kernels");
-    }
+    require_full_mask(args[0], "sync", pos);
     return fence(Fence::warp_sync);
+  }
+  if (path.starts_with("simt.warp.") && path != "simt.warp.sync") {
+    if (std::optional<Val> v = warp_intrinsic(path.substr(10), c, args)) {
+      return *v;
+    }
   }
   for (auto [name, op] : {std::pair{"all", WarpOp::block_all}, std::pair{"any", WarpOp::block_any},
                           std::pair{"count", WarpOp::block_count}}) {
@@ -277,6 +271,10 @@ std::optional<Val> Lowerer::subgroup_op(const std::string& name, const ast::Call
     return Val::of_scalar(
         m_kernel->cast(DType::i32, m_kernel->binary(BinOp::eq, DType::u1, lane_id(), zero_i32())));
   }
+  if (name == "broadcast_first") {
+    need(1, "broadcast_first(value) takes a value");
+    return Val::of_scalar(warp_op(WarpOp::shuffle, scalar(0), zero_i32(), pos));
+  }
   if (name == "shuffle" || name == "broadcast" || name == "shuffle_up" || name == "shuffle_down" ||
       name == "shuffle_xor") {
     need(2, (name + "(value, lane) takes a value and a lane").c_str());
@@ -327,11 +325,24 @@ std::optional<Val> Lowerer::subgroup_op(const std::string& name, const ast::Call
   // Votes: i32 0/1 over 2**log2_size lanes (the warp's vote instruction for the whole warp, else
   // Quadrants' shuffle_xor butterfly).
   bool all_true = name == "all_true_tiled" || name == "all_true";
-  if (all_true || name == "any_true_tiled" || name == "any_true") {
+  bool all_equal = name == "all_equal_tiled" || name == "all_equal";
+  if (all_true || all_equal || name == "any_true_tiled" || name == "any_true") {
     int32_t l2 = width(1, name.ends_with("_tiled") ? "(predicate, log2_size)" : "(predicate)");
-    const Expr* p = keep(m_kernel->cast(
-        DType::i32, m_kernel->binary(BinOp::ne, DType::u1, to_scalar(args[0], pos),
-                                     m_kernel->cast(to_scalar(args[0], pos)->type, zero_i32()))));
+    const Expr* p = nullptr;
+    if (all_equal) {
+      // Quadrants' all_equal_tiled: each lane compares its value with its group's first lane's
+      // (a shuffle), then all_true_tiled of that.
+      const Expr* v = scalar(0);
+      const Expr* base = keep(m_kernel->binary(BinOp::bit_and, DType::i32, lane_id(),
+                                               i32c(~((int64_t{1} << l2) - 1) & 31)));
+      const Expr* first = warp_op(WarpOp::shuffle, v, base, pos);
+      p = keep(m_kernel->cast(DType::i32, m_kernel->binary(BinOp::eq, DType::u1, v, first)));
+      all_true = true;
+    } else {
+      p = keep(m_kernel->cast(
+          DType::i32, m_kernel->binary(BinOp::ne, DType::u1, to_scalar(args[0], pos),
+                                       m_kernel->cast(to_scalar(args[0], pos)->type, zero_i32()))));
+    }
     if (l2 == 5) {
       return Val::of_scalar(warp_op(all_true ? WarpOp::all : WarpOp::any, p, zero_i32(), pos));
     }
@@ -715,6 +726,86 @@ std::optional<Val> Lowerer::block_collective(const std::string& name, const ast:
 void Lowerer::fence_block(const ast::Pos& pos) {
   Stmt* st = emit(StmtKind::barrier, pos);
   st->fence = Fence::block_sync;
+}
+
+// A warp intrinsic's mask must name the whole warp: the compiler cannot check a subset of lanes
+// (the emulation and Quadrants' CUDA code agree only there).
+void Lowerer::require_full_mask(const Val& mask, const std::string& what, const ast::Pos& pos) {
+  const Expr* m = mask.is_runtime() ? mask.expr : nullptr;
+  bool full = false;
+  if (mask.is_py_number() && mask.py.kind == sema::Value::Kind::integer) {
+    full = (static_cast<uint64_t>(mask.py.iv) & 0xffffffffu) == 0xffffffffu;
+  } else if (m != nullptr && m->kind == ExprKind::constant && !is_float(m->type)) {
+    full = (static_cast<uint64_t>(m->ival) & 0xffffffffu) == 0xffffffffu;
+  } else if (m != nullptr && m->kind == ExprKind::cast && m->a->kind == ExprKind::constant &&
+             !is_float(m->a->type)) {
+    full = (static_cast<uint64_t>(m->a->ival) & 0xffffffffu) == 0xffffffffu;
+  }
+  if (!full) {
+    fail(pos, "QD201",
+         "qd.simt.warp." + what +
+             "(mask, ...) with a mask other than the whole warp (the "
+             "constant 0xFFFFFFFF, written in the call) is not supported in compiled kernels");
+  }
+}
+
+// qd.simt.warp's CUDA intrinsics (Quadrants' simt/warp.py) over the whole warp: votes, ballot,
+// the typed shuffles (shfl.sync's clamps: idx and down 31, up 0), active_mask.
+std::optional<Val> Lowerer::warp_intrinsic(const std::string& name, const ast::Call* c,
+                                           std::vector<Val>& args) {
+  const ast::Pos& pos = c->pos;
+  auto need = [&](size_t n, const char* usage) {
+    if (args.size() != n || !c->keywords.empty()) {
+      type_error(pos, std::string("qd.simt.warp.") + name + usage);
+    }
+  };
+  auto keep = [&](const Expr* e) { return materialize(Val::of_scalar(e), pos).expr; };
+  if (name == "all_nonzero" || name == "any_nonzero" || name == "unique") {
+    need(2, "(mask, predicate) takes a mask and a predicate");
+    require_full_mask(args[0], name, pos);
+    const Expr* p = to_scalar(args[1], pos);
+    if (name == "unique") {
+      // vote.uni: every live lane's predicate the same (all, or none).
+      const Expr* all = keep(warp_op(WarpOp::all, p, zero_i32(), pos));
+      const Expr* any = keep(warp_op(WarpOp::any, p, zero_i32(), pos));
+      return Val::of_scalar(
+          m_kernel->binary(BinOp::bit_or, DType::i32, all,
+                           m_kernel->binary(BinOp::bit_xor, DType::i32, any,
+                                            m_kernel->constant_int(DType::i32, 1))));
+    }
+    return Val::of_scalar(
+        warp_op(name == "all_nonzero" ? WarpOp::all : WarpOp::any, p, zero_i32(), pos));
+  }
+  if (name == "ballot") {
+    need(1, "(predicate) takes a predicate");
+    return Val::of_scalar(m_kernel->cast(
+        DType::i32, warp_op(WarpOp::ballot, to_scalar(args[0], pos), zero_i32(), pos)));
+  }
+  if (name == "active_mask") {
+    need(0, "() takes no arguments");
+    return Val::of_scalar(
+        m_kernel->cast(DType::i32, warp_op(WarpOp::ballot, m_kernel->constant_int(DType::i32, 1),
+                                           zero_i32(), pos)));
+  }
+  for (const char* t : {"i32", "f32"}) {
+    for (auto [stem, op] :
+         {std::pair{"shfl_sync_", WarpOp::shuffle}, std::pair{"shfl_up_", WarpOp::shuffle_up},
+          std::pair{"shfl_down_", WarpOp::shuffle_down}, std::pair{"shfl_xor_", WarpOp::shuffle}}) {
+      if (name != std::string(stem) + t || (std::string(stem) == "shfl_xor_" && t[0] == 'f')) {
+        continue;
+      }
+      need(3, "(mask, value, offset) takes a mask, a value and a lane or offset");
+      require_full_mask(args[0], name, pos);
+      DType dt = t[0] == 'i' ? DType::i32 : DType::f32;
+      const Expr* v = keep(to_typed(args[1], dt, pos));
+      const Expr* k = m_kernel->cast(DType::i32, to_scalar(args[2], pos));
+      if (std::string(stem) == "shfl_xor_") {
+        k = m_kernel->binary(BinOp::bit_xor, DType::i32, lane_id(), k);
+      }
+      return Val::of_scalar(warp_op(op, v, k, pos));
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace qd::ir::lower

@@ -276,6 +276,9 @@ private:
   std::optional<Val> block_collective(const std::string& name, const ast::Call* c,
                                       std::vector<Val>& args);
   void fence_block(const ast::Pos& pos);  // a qd.simt.block.sync()
+  void require_full_mask(const Val& mask, const std::string& what, const ast::Pos& pos);
+  std::optional<Val> warp_intrinsic(const std::string& name, const ast::Call* c,
+                                    std::vector<Val>& args);
   std::optional<Val> subgroup_op(const std::string& name, const ast::Call* c,
                                  std::vector<Val>& args);
   const Expr* warp_op(WarpOp op, const Expr* value, const Expr* index, const ast::Pos& pos);

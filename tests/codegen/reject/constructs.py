@@ -188,7 +188,7 @@ def needs_grad(a: qd.types.ndarray(dtype=qd.f32, ndim=1, needs_grad=True)) -> No
 @qd.kernel
 def simt_shuffle(a: A) -> None:
     for i in range(a.shape[0]):
-        a[i] = qd.simt.warp.shfl_down_i32(qd.u32(0xFFFFFFFF), a[i], 1)  # expect: 191:16 QD201 qd.simt.warp.shfl_
+        a[i] = qd.simt.warp.match_any(qd.u32(0xFFFFFFFF), a[i])  # expect: 191:16 QD201 qd.simt.warp.match_any
 
 
 @qd.kernel
@@ -388,3 +388,10 @@ def tile_open_slice(a: qd.types.NDArray[qd.f32, 2]) -> None:
     for i in range(16):
         t = qd.simt.Tile16x16.zeros(dtype=qd.f32)
         t[:] = a[0:, 0:16]  # expect: 390:18 QD206 needs both its start and stop
+
+
+@qd.kernel
+def warp_mask_variable(a: A) -> None:
+    for i in range(a.shape[0]):
+        m = qd.u32(0xFFFFFFFF)
+        a[i] = qd.simt.warp.shfl_sync_i32(m, a[i], 0)  # expect: 397:16 QD201 mask other than the whole warp

@@ -305,3 +305,21 @@ def block_scans(x: I32_1, f: F32_1, a: I32_1, b: F32_1, c: I32_1, d: I32_1, e: F
         d[i] = qd.simt.block.exclusive_min(x[i], 96, qd.i32) + qd.simt.block.exclusive_max(x[i], 96, qd.i32)
         e[i] = (qd.simt.block.exclusive_scan(f[i], 96, absmax, 0.0, qd.f32) * 1000.0
                 + qd.simt.block.inclusive_scan(f[i], 96, absmax, qd.f32))
+
+
+@qd.kernel
+def warp_intrinsics(x: I32_1, f: F32_1, a: I32_1, b: F32_1, c: I32_1, d: I32_1) -> None:
+    # qd.simt.warp's CUDA intrinsics over the whole warp; subgroup all_equal and broadcast_first.
+    qd.loop_config(block_dim=64)
+    for i in range(x.shape[0]):
+        lane = qd.simt.subgroup.invocation_id()
+        a[i] = (qd.simt.warp.shfl_sync_i32(0xFFFFFFFF, x[i], (lane + 3) % 32) * 1000
+                + qd.simt.warp.shfl_xor_i32(0xFFFFFFFF, x[i], 5) * 10
+                + qd.simt.warp.all_nonzero(0xFFFFFFFF, x[i] > -12) + qd.simt.warp.any_nonzero(0xFFFFFFFF, x[i] == 7) * 2
+                + qd.simt.warp.unique(0xFFFFFFFF, x[i] > 100) * 4)
+        b[i] = (qd.simt.warp.shfl_up_f32(0xFFFFFFFF, f[i], 2) + qd.simt.warp.shfl_down_f32(0xFFFFFFFF, f[i], 3) * 10.0
+                + qd.simt.warp.shfl_sync_f32(qd.u32(0xFFFFFFFF), f[i], 0) * 100.0)
+        c[i] = qd.simt.warp.ballot(x[i] % 4 == 0) ^ qd.simt.warp.active_mask()
+        d[i] = (qd.simt.subgroup.all_equal_tiled(x[i] // 8, 2) * 7 + qd.simt.subgroup.all_equal(qd.i32(1)) * 11
+                + qd.simt.subgroup.broadcast_first(x[i]) * 13 + qd.simt.warp.shfl_up_i32(0xFFFFFFFF, x[i], 1) * 17
+                + qd.simt.warp.shfl_down_i32(0xFFFFFFFF, x[i], 31) * 19)

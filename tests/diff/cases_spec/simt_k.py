@@ -309,3 +309,25 @@ CASES += [
               arr("f32", (192,))],
      "outputs": [2, 3, 4, 5, 6], "expected": {2: _SC[1], 5: _SC[2]}, "gpu_only": GPU_ONLY},
 ]
+
+
+def _warp_intrinsics(n):
+    """Plain-Python values of warp_intrinsics' a (shuffles and votes over each warp)."""
+    x = [(5 * i) % 23 - 11 for i in range(n)]
+    a = []
+    for i in range(n):
+        w, lane = (i // 32) * 32, i % 32
+        warp = x[w:w + 32]
+        a.append(warp[(lane + 3) % 32] * 1000 + warp[lane ^ 5] * 10
+                 + int(all(v > -12 for v in warp)) + int(any(v == 7 for v in warp)) * 2
+                 + int(all(v <= 100 for v in warp)) * 4)
+    return x, a
+
+
+_WI = _warp_intrinsics(128)
+CASES += [
+    {"name": "simt_warp_intrinsics", "kernel": "simt_k:warp_intrinsics",
+     "args": [arr("i32", (128,), _WI[0]), arr("f32", (128,), lambda i: ((3 * i) % 13) * 0.25 - 1.0),
+              arr("i32", (128,)), arr("f32", (128,)), arr("i32", (128,)), arr("i32", (128,))],
+     "outputs": [2, 3, 4, 5], "expected": {2: _WI[1]}, "gpu_only": GPU_ONLY},
+]

@@ -300,8 +300,50 @@ block = _types.SimpleNamespace(sync=_sync, mem_fence=_fence, mem_sync=_fence,
                                sync_all_nonzero=_block_vote("block_all"),
                                sync_any_nonzero=_block_vote("block_any"),
                                sync_count_nonzero=_block_vote("block_count"))
+def _full_mask(mask, what):
+    m = mask.v if isinstance(mask, Scalar) else int(mask)
+    if m & 0xFFFFFFFF != 0xFFFFFFFF:
+        raise NotImplementedError(f"qd.simt.warp.{what} with a partial mask")
+
+
+def _warp_vote(op):
+    def vote(mask, predicate):
+        _full_mask(mask, op)
+        if op == "unique":  # vote.uni: all lanes' predicates the same
+            a = _warp_op("all", predicate)
+            n = _warp_op("any", predicate)
+            return Scalar(dt.i32, int(a or not n))
+        return Scalar(dt.i32, _warp_op("all" if op == "all_nonzero" else "any", predicate))
+    return vote
+
+
+def _warp_shfl(op, t, xor=False):
+    def shfl(mask, value, offset):
+        _full_mask(mask, "shfl")
+        v = Scalar(t, value.v if isinstance(value, Scalar) else value)
+        k = _lane_arg(offset)
+        if xor:
+            k = (_thread_idx().v & 31) ^ k
+        return Scalar(t, _warp_op(op, v, k))
+    return shfl
+
+
+def _warp_ballot(predicate):
+    return Scalar(dt.i32, _warp_op("ballot", predicate))
+
+
+def _active_mask():
+    return Scalar(dt.i32, _warp_op("ballot", 1))
+
+
 grid = _types.SimpleNamespace(mem_fence=_fence, memfence=_fence)
-warp = _types.SimpleNamespace(sync=_warp_sync)
+warp = _types.SimpleNamespace(
+    sync=_warp_sync, all_nonzero=_warp_vote("all_nonzero"), any_nonzero=_warp_vote("any_nonzero"),
+    unique=_warp_vote("unique"), ballot=_warp_ballot, active_mask=_active_mask,
+    shfl_sync_i32=_warp_shfl("shuffle", dt.i32), shfl_sync_f32=_warp_shfl("shuffle", dt.f32),
+    shfl_up_i32=_warp_shfl("up", dt.i32), shfl_up_f32=_warp_shfl("up", dt.f32),
+    shfl_down_i32=_warp_shfl("down", dt.i32), shfl_down_f32=_warp_shfl("down", dt.f32),
+    shfl_xor_i32=_warp_shfl("shuffle", dt.i32, xor=True))
 subgroup = _types.SimpleNamespace(
     sync=_warp_sync, barrier=_warp_sync, invocation_id=_invocation_id, elect=_elect,
     group_size=lambda: 32, log2_group_size=lambda: 5,

@@ -22,7 +22,7 @@ __all__ = [
     "exclusive_add_tiled", "exclusive_mul_tiled", "exclusive_min_tiled", "exclusive_max_tiled",
     "exclusive_and_tiled", "exclusive_or_tiled", "exclusive_xor_tiled",
     "exclusive_add", "exclusive_mul", "exclusive_min", "exclusive_max", "exclusive_and",
-    "exclusive_or", "exclusive_xor",
+    "exclusive_or", "exclusive_xor", "all_equal_tiled", "all_equal", "broadcast_first",
 ]
 
 # qd.simt.block's (installed as block.<name> without the "block_" prefix).
@@ -290,6 +290,24 @@ def any_true_tiled(predicate, log2_size: qd.template()):
 @qd.func
 def any_true(predicate):
     return _vote_tiled(predicate, False, 5)
+
+
+@qd.func
+def all_equal_tiled(value, log2_size: qd.template()):
+    lane = qd.simt.subgroup.invocation_id()
+    group_base = qd.u32(lane) & qd.u32(qd.static(~((1 << log2_size) - 1) & 0xFFFFFFFF))
+    base = qd.simt.subgroup.shuffle(value, group_base)
+    return _vote_tiled(value == base, True, log2_size)
+
+
+@qd.func
+def all_equal(value):
+    return all_equal_tiled(value, 5)
+
+
+@qd.func
+def broadcast_first(value):
+    return qd.simt.subgroup.broadcast(value, qd.u32(0))
 
 
 def _min_identity(value):
