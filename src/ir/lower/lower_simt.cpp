@@ -352,6 +352,52 @@ std::optional<Val> Lowerer::subgroup_op(const std::string& name, const ast::Call
     }
     return Val::of_scalar(p);
   }
+  // bitonic_sort_kv[_tiled](key, value[, log2_size]): Quadrants' bitonic network (sorting.py),
+  // an ascending lexicographic sort of the (key, value) pairs of each group of 2**log2_size
+  // lanes: for k in 1..log2, j in k-1..0, each lane compares with lane ^ 2**j and keeps the
+  // smaller or larger pair. Returns the tuple (key, value).
+  if (name == "bitonic_sort_kv_tiled" || name == "bitonic_sort_kv") {
+    bool tiled = name.ends_with("_tiled");
+    need(tiled ? 3 : 2,
+         tiled ? "bitonic_sort_kv_tiled(key, value, log2_size)" : "bitonic_sort_kv(key, value)");
+    int32_t l2 = tiled ? log2_of(2, "log2_size") : 5;
+    const Expr* key = scalar(0);
+    const Expr* value = scalar(1);
+    const Expr* lane = keep(lane_id());
+    auto u1 = [&](BinOp op, const Expr* a, const Expr* b) {
+      return m_kernel->binary(op, DType::u1, a, b);
+    };
+    auto yes = m_kernel->constant_int(DType::u1, 1);
+    auto no = m_kernel->constant_int(DType::u1, 0);
+    int64_t tile_mask = (int64_t{1} << l2) - 1;
+    for (int32_t k = 1; k <= l2; ++k) {
+      int64_t k_mask = int64_t{1} << k;
+      for (int32_t j = k - 1; j >= 0; --j) {
+        int64_t j_mask = int64_t{1} << j;
+        const Expr* partner = m_kernel->binary(BinOp::bit_xor, DType::i32, lane, i32c(j_mask));
+        const Expr* their_key = keep(warp_op(WarpOp::shuffle, key, partner, pos));
+        const Expr* their_value = keep(warp_op(WarpOp::shuffle, value, partner, pos));
+        const Expr* low =
+            u1(BinOp::eq, m_kernel->binary(BinOp::bit_and, DType::i32, lane, i32c(j_mask)),
+               zero_i32());
+        const Expr* ascending = u1(
+            BinOp::eq, m_kernel->binary(BinOp::bit_and, DType::i32, lane, i32c(k_mask & tile_mask)),
+            zero_i32());
+        const Expr* take_min = u1(BinOp::eq, low, ascending);
+        // their < mine: their_key < key, or equal keys and their_value < value.
+        const Expr* lt =
+            keep(m_kernel->select(u1(BinOp::lt, their_key, key), yes,
+                                  m_kernel->select(u1(BinOp::eq, their_key, key),
+                                                   u1(BinOp::lt, their_value, value), no)));
+        const Expr* differ =
+            m_kernel->select(u1(BinOp::ne, their_key, key), yes, u1(BinOp::ne, their_value, value));
+        const Expr* swap = keep(m_kernel->select(take_min, lt, m_kernel->select(lt, no, differ)));
+        key = keep(m_kernel->select(swap, their_key, key));
+        value = keep(m_kernel->select(swap, their_value, value));
+      }
+    }
+    return Val::of_tuple({Val::of_scalar(key), Val::of_scalar(value)});
+  }
   // Reductions: reduce_<op>_tiled (shuffle_down tree, offsets halving from 2**(log2_size-1) to 1
   // as Quadrants' reductions.py, valid in each group's first lane), reduce_all_<op>_tiled
   // (shuffle-xor butterfly, masks doubling from 1, every lane); without _tiled: the whole warp.

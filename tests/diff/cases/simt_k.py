@@ -323,3 +323,17 @@ def warp_intrinsics(x: I32_1, f: F32_1, a: I32_1, b: F32_1, c: I32_1, d: I32_1) 
         d[i] = (qd.simt.subgroup.all_equal_tiled(x[i] // 8, 2) * 7 + qd.simt.subgroup.all_equal(qd.i32(1)) * 11
                 + qd.simt.subgroup.broadcast_first(x[i]) * 13 + qd.simt.warp.shfl_up_i32(0xFFFFFFFF, x[i], 1) * 17
                 + qd.simt.warp.shfl_down_i32(0xFFFFFFFF, x[i], 31) * 19)
+
+
+@qd.kernel
+def warp_sort(k: I32_1, v: F32_1, ko: I32_1, vo: F32_1, k8: F32_1, v8: I32_1) -> None:
+    # Bitonic key/value sorts: the whole warp (i32 keys, ties broken by the f32 values) and
+    # groups of 8 lanes (f32 keys, i32 values).
+    qd.loop_config(block_dim=64)
+    for i in range(k.shape[0]):
+        a, b = qd.simt.subgroup.bitonic_sort_kv(k[i], v[i])
+        ko[i] = a
+        vo[i] = b
+        c, d = qd.simt.subgroup.bitonic_sort_kv_tiled(v[i], k[i], 3)
+        k8[i] = c
+        v8[i] = d

@@ -75,7 +75,8 @@ def tiled_cholesky16(h: F32_3, n_of: qd.types.NDArray[qd.i32, 1], out: F32_3) ->
 
 @qd.kernel
 def tiled_cholesky32(h: F32_3, out: F32_3) -> None:
-    # One 32-lane tile per matrix (n <= 32): load, factor, solve a second block against it.
+    # One 32-lane tile per matrix (n <= 32): load, factor, solve a second block against it; a
+    # matrix smaller than the tile (the rows and columns past n keep the identity).
     qd.loop_config(block_dim=32)
     for i in range(h.shape[0] * 32):
         b = i // 32

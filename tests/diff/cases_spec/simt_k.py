@@ -283,30 +283,30 @@ def _xor(vals):
     return r
 
 
-_SC = _scans(192, 96)
-_WX = _warp_exclusive(128)
+_SC = _scans(96, 96)
+_WX = _warp_exclusive(64)
 CASES += [
     {"name": "simt_warp_exclusive", "kernel": "simt_k:warp_exclusive",
-     "args": [arr("i32", (128,), _WX[0]),
-              arr("f32", (128,), lambda i: _f32(((7 * i) % 11) * 0.1 - 0.5 + i * 1e-3)),
-              arr("i32", (128,)), arr("i32", (128,)), arr("i32", (128,)), arr("f32", (128,)),
-              arr("f32", (128,)), arr("f32", (128,))],
+     "args": [arr("i32", (64,), _WX[0]),
+              arr("f32", (64,), lambda i: _f32(((7 * i) % 11) * 0.1 - 0.5 + i * 1e-3)),
+              arr("i32", (64,)), arr("i32", (64,)), arr("i32", (64,)), arr("f32", (64,)),
+              arr("f32", (64,)), arr("f32", (64,))],
      "outputs": [2, 3, 4, 5, 6, 7], "expected": {2: _WX[1]}, "gpu_only": GPU_ONLY},
     {"name": "simt_block_reductions", "kernel": "simt_k:block_reductions",
-     "args": [arr("i32", (256,), lambda i: (13 * i) % 29 - 14),
-              arr("f32", (256,), lambda i: _f32(((3 * i) % 13) * 0.1 - 0.6 + i * 1e-3)),
-              arr("i32", (256,)), arr("f32", (256,)), arr("f32", (256,)), arr("i32", (256,)),
-              arr("i32", (256,))],
+     "args": [arr("i32", (128,), lambda i: (13 * i) % 29 - 14),
+              arr("f32", (128,), lambda i: _f32(((3 * i) % 13) * 0.1 - 0.6 + i * 1e-3)),
+              arr("i32", (128,)), arr("f32", (128,)), arr("f32", (128,)), arr("i32", (128,)),
+              arr("i32", (128,))],
      "outputs": [2, 3, 4, 5, 6],
      "expected": {3: [_fsum_order([_f32(((3 * k) % 13) * 0.1 - 0.6 + k * 1e-3)
                                    for k in range((i // 128) * 128, (i // 128) * 128 + 128)])
-                      for i in range(256)]},
+                      for i in range(128)]},
      "gpu_only": GPU_ONLY},
     {"name": "simt_block_scans", "kernel": "simt_k:block_scans",
-     "args": [arr("i32", (192,), _SC[0]),
-              arr("f32", (192,), lambda i: _f32(((5 * i) % 17) * 0.1 - 0.8 + i * 1e-3)),
-              arr("i32", (192,)), arr("f32", (192,)), arr("i32", (192,)), arr("i32", (192,)),
-              arr("f32", (192,))],
+     "args": [arr("i32", (96,), _SC[0]),
+              arr("f32", (96,), lambda i: _f32(((5 * i) % 17) * 0.1 - 0.8 + i * 1e-3)),
+              arr("i32", (96,)), arr("f32", (96,)), arr("i32", (96,)), arr("i32", (96,)),
+              arr("f32", (96,))],
      "outputs": [2, 3, 4, 5, 6], "expected": {2: _SC[1], 5: _SC[2]}, "gpu_only": GPU_ONLY},
 ]
 
@@ -330,4 +330,29 @@ CASES += [
      "args": [arr("i32", (128,), _WI[0]), arr("f32", (128,), lambda i: ((3 * i) % 13) * 0.25 - 1.0),
               arr("i32", (128,)), arr("f32", (128,)), arr("i32", (128,)), arr("i32", (128,))],
      "outputs": [2, 3, 4, 5], "expected": {2: _WI[1]}, "gpu_only": GPU_ONLY},
+]
+
+
+def _warp_sort(n):
+    k = [(7 * i) % 11 - 5 for i in range(n)]
+    v = [((5 * i) % 13) * 0.5 - 2.0 for i in range(n)]
+    ko, vo, k8, v8 = [], [], [], []
+    for w in range(0, n, 32):
+        pairs = sorted(zip(k[w:w + 32], v[w:w + 32]))
+        ko += [p[0] for p in pairs]
+        vo += [p[1] for p in pairs]
+    for g in range(0, n, 8):
+        pairs = sorted(zip(v[g:g + 8], k[g:g + 8]))
+        k8 += [p[0] for p in pairs]
+        v8 += [p[1] for p in pairs]
+    return k, v, ko, vo, k8, v8
+
+
+_WS = _warp_sort(64)
+CASES += [
+    {"name": "simt_warp_sort", "kernel": "simt_k:warp_sort",
+     "args": [arr("i32", (64,), _WS[0]), arr("f32", (64,), _WS[1]), arr("i32", (64,)),
+              arr("f32", (64,)), arr("f32", (64,)), arr("i32", (64,))],
+     "outputs": [2, 3, 4, 5], "expected": {2: _WS[2], 3: _WS[3], 4: _WS[4], 5: _WS[5]},
+     "gpu_only": GPU_ONLY},
 ]

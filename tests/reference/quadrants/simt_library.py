@@ -23,6 +23,7 @@ __all__ = [
     "exclusive_and_tiled", "exclusive_or_tiled", "exclusive_xor_tiled",
     "exclusive_add", "exclusive_mul", "exclusive_min", "exclusive_max", "exclusive_and",
     "exclusive_or", "exclusive_xor", "all_equal_tiled", "all_equal", "broadcast_first",
+    "bitonic_sort_kv_tiled", "bitonic_sort_kv",
 ]
 
 # qd.simt.block's (installed as block.<name> without the "block_" prefix).
@@ -308,6 +309,38 @@ def all_equal(value):
 @qd.func
 def broadcast_first(value):
     return qd.simt.subgroup.broadcast(value, qd.u32(0))
+
+
+@qd.func
+def bitonic_sort_kv_tiled(key, value, log2_size: qd.template()):
+    """Quadrants' sorting.py: the bitonic network over each group of 2**log2_size lanes."""
+    lane = qd.simt.subgroup.invocation_id()
+    tile_mask = qd.static((1 << log2_size) - 1)
+    for k_log2 in qd.static(range(1, log2_size + 1)):
+        k_mask = qd.static(1 << k_log2)
+        for j_log2 in qd.static(range(k_log2 - 1, -1, -1)):
+            j_mask = qd.static(1 << j_log2)
+            partner = qd.u32(lane) ^ qd.u32(j_mask)
+            their_key = qd.simt.subgroup.shuffle(key, partner)
+            their_value = qd.simt.subgroup.shuffle(value, partner)
+            i_am_low = (lane & j_mask) == 0
+            ascending = (lane & k_mask & tile_mask) == 0
+            take_min = i_am_low == ascending
+            their_lt_mine = (their_key < key) or (their_key == key and their_value < value)
+            if take_min:
+                if their_lt_mine:
+                    key = their_key
+                    value = their_value
+            else:
+                if not their_lt_mine and (their_key != key or their_value != value):
+                    key = their_key
+                    value = their_value
+    return key, value
+
+
+@qd.func
+def bitonic_sort_kv(key, value):
+    return bitonic_sort_kv_tiled(key, value, 5)
 
 
 def _min_identity(value):
