@@ -664,12 +664,7 @@ std::optional<Val> Lowerer::block_collective(const std::string& name, const ast:
     return keep(to_typed(r, t, pos));
   };
   auto when = [&](const Expr* cond, const std::function<void()>& body) {
-    Stmt* st = emit(StmtKind::if_, pos);
-    st->cond = cond;
-    Block* saved = m_block;
-    m_block = &st->then_body;
-    body();
-    m_block = saved;
+    emit_if(cond, body, pos);
   };
   auto var = [&](const Expr* init) {
     int32_t v = m_kernel->new_var("", t);

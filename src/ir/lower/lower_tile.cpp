@@ -180,9 +180,12 @@ bool Lowerer::tile_assign(const ast::Expr* target, const Val& value, const ast::
   return true;
 }
 
-void Lowerer::tile_load(const Binding& tile, const Val& proxy, const ast::Pos& pos) {
-  // Quadrants' _load / _load3d: row = row_start + lane; rows past min(row_stop, shape) and
-  // columns past min(col_stop, shape) are left as they are.
+// Quadrants' _load / _store (and their 3-D forms): lane l's row is row_start + l; rows at or past
+// min(row_stop, the array's rows) and columns at or past min(col_stop, its columns) are skipped.
+// `each(j, flat)` runs for column j of the lane's row at the array's flat index.
+void Lowerer::tile_rows(const Val& proxy, int32_t n,
+                        const std::function<void(int32_t, const Expr*)>& each,
+                        const ast::Pos& pos) {
   int32_t arr = proxy.param;
   bool batch = proxy.cols == 1;
   size_t o = batch ? 1 : 0;
@@ -204,7 +207,7 @@ void Lowerer::tile_load(const Binding& tile, const Val& proxy, const ast::Pos& p
       [&] {
         const Expr* col_stop = clip(proxy.items[o + 3], batch ? 2 : 1);
         const Expr* c0 = proxy.items[o + 2].expr;
-        for (int32_t j = 0; j < tile.rows; ++j) {
+        for (int32_t j = 0; j < n; ++j) {
           const Expr* col =
               m_kernel->binary(BinOp::add, DType::i32, c0, m_kernel->constant_int(DType::i32, j));
           emit_if(
@@ -216,8 +219,7 @@ void Lowerer::tile_load(const Binding& tile, const Val& proxy, const ast::Pos& p
                 }
                 idx.push_back(Val::of_scalar(row));
                 idx.push_back(Val::of_scalar(col));
-                Val x = array_element(arr, array_index(arr, idx, pos));
-                set_var(tile.vars[j], to_scalar(x, pos), pos);
+                each(j, array_index(arr, idx, pos));
               },
               pos);
         }
@@ -225,46 +227,21 @@ void Lowerer::tile_load(const Binding& tile, const Val& proxy, const ast::Pos& p
       pos);
 }
 
+void Lowerer::tile_load(const Binding& tile, const Val& proxy, const ast::Pos& pos) {
+  tile_rows(
+      proxy, tile.rows,
+      [&](int32_t j, const Expr* flat) {
+        set_var(tile.vars[j], to_scalar(array_element(proxy.param, flat), pos), pos);
+      },
+      pos);
+}
+
 void Lowerer::tile_store(const Val& proxy, const std::vector<const Expr*>& rows,
                          const ast::Pos& pos) {
-  int32_t arr = proxy.param;
-  bool batch = proxy.cols == 1;
-  size_t o = batch ? 1 : 0;
-  auto clip = [&](const Val& stop, int32_t axis) {
-    const Expr* extent = m_kernel->cast(DType::i32, canonical_shape(*m_kernel, arr, axis));
-    const Expr* s = stop.expr;
-    return materialize(Val::of_scalar(m_kernel->select(
-                           m_kernel->binary(BinOp::lt, DType::u1, extent, s), extent, s)),
-                       pos)
-        .expr;
-  };
-  const Expr* row_stop = clip(proxy.items[o + 1], batch ? 1 : 0);
-  const Expr* row = materialize(Val::of_scalar(m_kernel->binary(BinOp::add, DType::i32,
-                                                                proxy.items[o].expr, lane_id())),
-                                pos)
-                        .expr;
-  emit_if(
-      m_kernel->binary(BinOp::lt, DType::u1, row, row_stop),
-      [&] {
-        const Expr* col_stop = clip(proxy.items[o + 3], batch ? 2 : 1);
-        const Expr* c0 = proxy.items[o + 2].expr;
-        for (size_t j = 0; j < rows.size(); ++j) {
-          const Expr* col = m_kernel->binary(BinOp::add, DType::i32, c0,
-                                             m_kernel->constant_int(DType::i32, int64_t(j)));
-          emit_if(
-              m_kernel->binary(BinOp::lt, DType::u1, col, col_stop),
-              [&] {
-                std::vector<Val> idx;
-                if (batch) {
-                  idx.push_back(proxy.items[0]);
-                }
-                idx.push_back(Val::of_scalar(row));
-                idx.push_back(Val::of_scalar(col));
-                write(array_lvalue(arr, array_index(arr, idx, pos), true, pos),
-                      Val::of_scalar(rows[j]), pos);
-              },
-              pos);
-        }
+  tile_rows(
+      proxy, static_cast<int32_t>(rows.size()),
+      [&](int32_t j, const Expr* flat) {
+        write(array_lvalue(proxy.param, flat, true, pos), Val::of_scalar(rows[j]), pos);
       },
       pos);
 }

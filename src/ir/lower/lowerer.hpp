@@ -323,6 +323,8 @@ private:
   bool tile_aug_assign(const ast::AugAssign* s);
   std::optional<Val> tile_method(const ast::Call* c);
   BindingRef tile_binding(const ast::Expr* e);  // a name bound to a tile, else null
+  void tile_rows(const Val& proxy, int32_t n, const std::function<void(int32_t, const Expr*)>& each,
+                 const ast::Pos& pos);
   void tile_load(const Binding& tile, const Val& proxy, const ast::Pos& pos);
   void tile_store(const Val& proxy, const std::vector<const Expr*>& rows, const ast::Pos& pos);
   const Expr* tile_vec(const Val& v, DType t, const ast::Pos& pos);  // qd.outer's operand

@@ -94,7 +94,9 @@ class Tile:
         for j in range(self.n):
             self.r[j] = Scalar(self.dtype, 1.0 if tid == j else 0.0)
 
-    def load(self, s):
+    def _rows(self, s, each):
+        """Quadrants' _load / _store: lane l's row r0 + l, columns c0 + j, both clipped to the
+        slice and the array; each(j, index) for the ones inside."""
         r0, r1, c0, c1 = (_int(b) for b in s.bounds)
         row_stop = min(r1, s._extent(0))
         row = r0 + _lane()
@@ -102,18 +104,15 @@ class Tile:
             col_stop = min(c1, s._extent(1))
             for j in range(self.n):
                 if c0 + j < col_stop:
-                    self.r[j] = cast(ArrayLV(s.arr, s._index(row, c0 + j), s.ctx).get(),
-                                     self.dtype)
+                    each(j, s._index(row, c0 + j))
+
+    def load(self, s):
+        def get(j, index):
+            self.r[j] = cast(ArrayLV(s.arr, index, s.ctx).get(), self.dtype)
+        self._rows(s, get)
 
     def store(self, s):
-        r0, r1, c0, c1 = (_int(b) for b in s.bounds)
-        row_stop = min(r1, s._extent(0))
-        row = r0 + _lane()
-        if row < row_stop:
-            col_stop = min(c1, s._extent(1))
-            for j in range(self.n):
-                if c0 + j < col_stop:
-                    ArrayLV(s.arr, s._index(row, c0 + j), s.ctx).set(self.r[j])
+        self._rows(s, lambda j, index: ArrayLV(s.arr, index, s.ctx).set(self.r[j]))
 
     def _operand(self, v):
         if isinstance(v, Slice):
