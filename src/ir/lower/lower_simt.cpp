@@ -663,22 +663,6 @@ std::optional<Val> Lowerer::block_collective(const std::string& name, const ast:
     Val r = call_func(fn.def, &call, fa, refs);
     return keep(to_typed(r, t, pos));
   };
-  auto when = [&](const Expr* cond, const std::function<void()>& body) {
-    emit_if(cond, body, pos);
-  };
-  auto var = [&](const Expr* init) {
-    int32_t v = m_kernel->new_var("", t);
-    Stmt* st = emit(StmtKind::assign, pos);
-    st->decl = true;
-    st->var = v;
-    st->value = init;
-    return v;
-  };
-  auto set = [&](int32_t v, const Expr* e) {
-    Stmt* st = emit(StmtKind::assign, pos);
-    st->var = v;
-    st->value = e;
-  };
   auto shared = [&](int64_t n) {
     ast::Call call = *c;
     call.args = {};
@@ -707,22 +691,27 @@ std::optional<Val> Lowerer::block_collective(const std::string& name, const ast:
     const Expr* result = agg;
     if (warps > 1) {
       int32_t staged = shared(warps);
-      when(m_kernel->binary(BinOp::eq, DType::u1, lane_in_warp, zero_i32()),
-           [&] { write(element(staged, warp), Val::of_scalar(agg), pos); });
+      emit_if(
+          m_kernel->binary(BinOp::eq, DType::u1, lane_in_warp, zero_i32()),
+          [&] { write(element(staged, warp), Val::of_scalar(agg), pos); }, pos);
       fence_block(pos);
-      int32_t r = var(agg);
-      when(m_kernel->binary(BinOp::eq, DType::u1, m_kernel->thread_idx(), zero_i32()), [&] {
-        set(r, load(staged, zero_i32()));
-        for (int64_t w = 1; w < warps; ++w) {
-          set(r, apply(m_kernel->var_ref(r), load(staged, i32c(w))));
-        }
-      });
+      int32_t r = new_local(agg, pos);
+      emit_if(
+          m_kernel->binary(BinOp::eq, DType::u1, m_kernel->thread_idx(), zero_i32()),
+          [&] {
+            set_var(r, load(staged, zero_i32()), pos);
+            for (int64_t w = 1; w < warps; ++w) {
+              set_var(r, apply(m_kernel->var_ref(r), load(staged, i32c(w))), pos);
+            }
+          },
+          pos);
       result = keep(m_kernel->var_ref(r));
     }
     if (kind == "reduce_all") {
       int32_t bcast = shared(1);
-      when(m_kernel->binary(BinOp::eq, DType::u1, m_kernel->thread_idx(), zero_i32()),
-           [&] { write(element(bcast, zero_i32()), Val::of_scalar(result), pos); });
+      emit_if(
+          m_kernel->binary(BinOp::eq, DType::u1, m_kernel->thread_idx(), zero_i32()),
+          [&] { write(element(bcast, zero_i32()), Val::of_scalar(result), pos); }, pos);
       fence_block(pos);
       result = load(bcast, zero_i32());
     }
@@ -747,10 +736,14 @@ std::optional<Val> Lowerer::block_collective(const std::string& name, const ast:
     return Val::of_scalar(scan);
   }
   int32_t staged = shared(warps);
-  when(m_kernel->binary(BinOp::eq, DType::u1, lane_in_warp, i32c(31)), [&] {
-    write(element(staged, warp), Val::of_scalar(kind == "exclusive" ? apply(scan, value) : scan),
-          pos);
-  });
+  emit_if(
+      m_kernel->binary(BinOp::eq, DType::u1, lane_in_warp, i32c(31)),
+      [&] {
+        write(element(staged, warp),
+              Val::of_scalar(kind == "exclusive" ? apply(scan, value) : scan), pos);
+      },
+      pos);
+  ;
   fence_block(pos);
   const Expr* aggregate = load(staged, zero_i32());
   const Expr* prefix = kind == "exclusive" ? identity : aggregate;

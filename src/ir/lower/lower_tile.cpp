@@ -37,6 +37,31 @@ void Lowerer::emit_if(const Expr* cond, const std::function<void()>& then, const
   m_block = saved;
 }
 
+int32_t Lowerer::new_local(const Expr* init, const ast::Pos& pos) {
+  int32_t var = m_kernel->new_var("", init->type);
+  Stmt* st = emit(StmtKind::assign, pos);
+  st->decl = true;
+  st->var = var;
+  st->value = init;
+  return var;
+}
+
+const Expr* Lowerer::clip_to_extent(int32_t arr, int32_t axis, const Expr* stop,
+                                    const ast::Pos& pos) {
+  const Expr* extent = m_kernel->cast(DType::i32, canonical_shape(*m_kernel, arr, axis));
+  return materialize(Val::of_scalar(m_kernel->select(
+                         m_kernel->binary(BinOp::lt, DType::u1, extent, stop), extent, stop)),
+                     pos)
+      .expr;
+}
+
+const Expr* Lowerer::tile_row(const Val& proxy, const ast::Pos& pos) {
+  const Expr* start = proxy.items[proxy.cols == 1 ? 1 : 0].expr;
+  return materialize(Val::of_scalar(m_kernel->binary(BinOp::add, DType::i32, start, lane_id())),
+                     pos)
+      .expr;
+}
+
 void Lowerer::set_var(int32_t var, const Expr* value, const ast::Pos& pos) {
   Stmt* st = emit(StmtKind::assign, pos);
   st->var = var;
@@ -189,23 +214,12 @@ void Lowerer::tile_rows(const Val& proxy, int32_t n,
   int32_t arr = proxy.param;
   bool batch = proxy.cols == 1;
   size_t o = batch ? 1 : 0;
-  auto clip = [&](const Val& stop, int32_t axis) {
-    const Expr* extent = m_kernel->cast(DType::i32, canonical_shape(*m_kernel, arr, axis));
-    const Expr* s = stop.expr;
-    return materialize(Val::of_scalar(m_kernel->select(
-                           m_kernel->binary(BinOp::lt, DType::u1, extent, s), extent, s)),
-                       pos)
-        .expr;
-  };
-  const Expr* row_stop = clip(proxy.items[o + 1], batch ? 1 : 0);
-  const Expr* row = materialize(Val::of_scalar(m_kernel->binary(BinOp::add, DType::i32,
-                                                                proxy.items[o].expr, lane_id())),
-                                pos)
-                        .expr;
+  const Expr* row_stop = clip_to_extent(arr, batch ? 1 : 0, proxy.items[o + 1].expr, pos);
+  const Expr* row = tile_row(proxy, pos);
   emit_if(
       m_kernel->binary(BinOp::lt, DType::u1, row, row_stop),
       [&] {
-        const Expr* col_stop = clip(proxy.items[o + 3], batch ? 2 : 1);
+        const Expr* col_stop = clip_to_extent(arr, batch ? 2 : 1, proxy.items[o + 3].expr, pos);
         const Expr* c0 = proxy.items[o + 2].expr;
         for (int32_t j = 0; j < n; ++j) {
           const Expr* col =
@@ -259,22 +273,9 @@ const Expr* Lowerer::tile_vec(const Val& v, DType t, const ast::Pos& pos) {
   int32_t arr = v.param;
   bool batch = v.cols == 1;
   size_t o = batch ? 1 : 0;
-  const Expr* extent = m_kernel->cast(DType::i32, canonical_shape(*m_kernel, arr, batch ? 1 : 0));
-  const Expr* stop = v.items[o + 1].expr;
-  const Expr* row_stop =
-      materialize(Val::of_scalar(m_kernel->select(
-                      m_kernel->binary(BinOp::lt, DType::u1, extent, stop), extent, stop)),
-                  pos)
-          .expr;
-  int32_t out = m_kernel->new_var("", t);
-  Stmt* st = emit(StmtKind::assign, pos);
-  st->decl = true;
-  st->var = out;
-  st->value = m_kernel->constant_float(t, 0.0);
-  const Expr* row =
-      materialize(
-          Val::of_scalar(m_kernel->binary(BinOp::add, DType::i32, v.items[o].expr, lane_id())), pos)
-          .expr;
+  const Expr* row_stop = clip_to_extent(arr, batch ? 1 : 0, v.items[o + 1].expr, pos);
+  int32_t out = new_local(m_kernel->constant_float(t, 0.0), pos);
+  const Expr* row = tile_row(v, pos);
   emit_if(
       m_kernel->binary(BinOp::lt, DType::u1, row, row_stop),
       [&] {
@@ -324,13 +325,7 @@ void Lowerer::tile_cholesky(const Binding& tile, const Val& eps_val, const ast::
   auto r = [&](int32_t j) { return m_kernel->var_ref(tile.vars[j]); };
   const Expr* eps = keep(to_typed(eps_val, t, pos));
   const Expr* tid = keep(lane_id());
-  int32_t norm = m_kernel->new_var("", t);
-  {
-    Stmt* st = emit(StmtKind::assign, pos);
-    st->decl = true;
-    st->var = norm;
-    st->value = m_kernel->constant_float(t, 0.0);
-  }
+  int32_t norm = new_local(m_kernel->constant_float(t, 0.0), pos);
   const Expr* zero = m_kernel->constant_float(t, 0.0);
   for (int32_t k = 0; k < tile.rows; ++k) {
     const Expr* is_k = keep(m_kernel->binary(BinOp::eq, DType::u1, tid, i32c(k)));

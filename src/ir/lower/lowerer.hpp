@@ -332,6 +332,10 @@ private:
   void tile_trsm(const Binding& b, const Binding& l, const ast::Pos& pos);
   void emit_if(const Expr* cond, const std::function<void()>& then, const ast::Pos& pos);
   void set_var(int32_t var, const Expr* value, const ast::Pos& pos);
+  int32_t new_local(const Expr* init, const ast::Pos& pos);  // a fresh variable = init
+  // min(stop, the extent of arr's canonical axis), in a local.
+  const Expr* clip_to_extent(int32_t arr, int32_t axis, const Expr* stop, const ast::Pos& pos);
+  const Expr* tile_row(const Val& proxy, const ast::Pos& pos);  // the slice's row start + lane
   std::vector<Val> index_values(const std::vector<IndexItem>& items);  // no slices among them
   // The element indices a slice selects along an axis of `n` (Quadrants' _calc_slice).
   std::vector<int64_t> slice_indices(const IndexItem& item, int64_t n, const ast::Pos& pos);
