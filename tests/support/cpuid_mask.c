@@ -3,8 +3,9 @@
 // Runs an unchanged program as if the CPU were an AVX2 (x86-64-v3) Intel Haswell, whatever CPU the
 // machine has: the program's `cpuid` instructions are trapped (Linux's CPUID faulting,
 // arch_prctl(ARCH_SET_CPUID, 0); /proc/cpuinfo flag `cpuid_fault`) and answered with the real
-// values less every AVX-512, AMX and AVX10 feature bit, and with Haswell's family and model
-// (06_3CH), so LLVM's host detection (sys::getHostCPUName, getHostCPUFeatures, which a JIT such as
+// values less every AVX-512, AMX and AVX10 feature bit and AMD's own extensions (SSE4A, XOP,
+// FMA4, TBM, LWP, MWAITX), with Intel's vendor string and Haswell's family and model (06_3CH),
+// so LLVM's host detection (sys::getHostCPUName, getHostCPUFeatures, which a JIT such as
 // Quadrants' CPU backend uses to pick its target) sees "haswell" with AVX2 and FMA and no AVX-512.
 //
 // Why a test needs it: Quadrants JIT-compiles for the host CPU and cannot be told another one,
@@ -56,7 +57,12 @@ static uint32_t clear(uint32_t value, const int* bits, size_t n) {
 // The x86-64-v3 view of one leaf (Intel SDM vol. 2A, CPUID; bit numbers as LLVM's Host.cpp reads
 // them).
 static void mask_x86_64_v3(uint32_t leaf, uint32_t subleaf, uint32_t r[4]) {
-  if (leaf == 1) {
+  if (leaf == 0) {
+    // "GenuineIntel" in EBX, EDX, ECX: on an AMD CPU, LLVM reads family 6 as an Athlon.
+    r[1] = 0x756e6547u;  // "Genu"
+    r[3] = 0x49656e69u;  // "ineI"
+    r[2] = 0x6c65746eu;  // "ntel"
+  } else if (leaf == 1) {
     // Family 6, model 0x3C (Haswell), stepping 3: what sys::getHostCPUName maps to "haswell".
     r[0] = 0x000306C3u;
   } else if (leaf == 7 && subleaf == 0) {
@@ -75,6 +81,10 @@ static void mask_x86_64_v3(uint32_t leaf, uint32_t subleaf, uint32_t r[4]) {
     r[0] = r[1] = r[2] = r[3] = 0;
   } else if (leaf == 0x24 || leaf == 0x1d || leaf == 0x1e) {
     r[0] = r[1] = r[2] = r[3] = 0;  // AVX10 and AMX tile information
+  } else if (leaf == 0x80000001u) {
+    // ECX: AMD's SSE4A 6, XOP 11, LWP 15, FMA4 16, TBM 21, MWAITX 29 (no Intel CPU has them).
+    static const int ecx[] = {6, 11, 15, 16, 21, 29};
+    r[2] = clear(r[2], ecx, sizeof ecx / sizeof *ecx);
   }
 }
 

@@ -6,7 +6,8 @@
 - without QD_CPUID_MASK it changes nothing (clang-19 -march=native sees the host CPU);
 - with QD_CPUID_MASK=x86-64-v3, LLVM's host detection in an unchanged program (clang-19
   -march=native, which calls sys::getHostCPUName / getHostCPUFeatures as Quadrants' JIT does) sees
-  "haswell" with +avx2 and +fma and every AVX-512 feature off, and the CPU's real features are
+  "haswell" with +avx2 and +fma and every AVX-512 feature off, on Intel and AMD hosts alike (AMD's
+  own SSE4A, XOP, FMA4, TBM, LWP, MWAITX off too), and the CPU's real features are
   still there for everything else (a program's own fault, here a SIGSEGV, keeps its meaning);
 - an unknown level is refused (exit 2).
 Exit 0/1; 125 (skip policy "no-cpuid-faulting") on a machine without CPUID faulting."""
@@ -64,6 +65,8 @@ def main():
     on = sorted(f for f, v in feats.items() if v and (f.startswith("avx512") or f.startswith("amx")
                                                        or f.startswith("avx10")))
     check(not on, f"masked: still on: {on}")
+    amd = sorted(f for f in ("sse4a", "xop", "fma4", "tbm", "lwp", "mwaitx") if feats.get(f))
+    check(not amd, f"masked: AMD's own extensions still on: {amd}")
     # A program's own SIGSEGV is still a SIGSEGV (the handler passes faults that are not cpuid on).
     p = subprocess.run([sys.executable, "-c", "import ctypes; ctypes.string_at(0)"],
                        env=dict(base, LD_PRELOAD=lib, QD_CPUID_MASK="x86-64-v3"),
