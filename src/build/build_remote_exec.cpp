@@ -144,15 +144,20 @@ void Run::audit_remote() {
   if (m_o.audit <= 0) {
     return;
   }
-  std::vector<size_t> remote;
+  // A sample of N kernel tasks, and every module ABI unit (one small unit per target, not a task
+  // of any kernel): a sample drawn from both would sometimes audit fewer than N tasks.
+  std::vector<size_t> tasks;
+  std::vector<size_t> units;
   for (size_t i = 0; i < m_jobs.size(); ++i) {
     if (m_jobs[i].ok && m_jobs[i].where != CompileJob::Where::local) {
-      remote.push_back(i);
+      (m_jobs[i].silent ? units : tasks).push_back(i);
     }
   }
   std::mt19937_64 rng(std::random_device{}());
-  std::shuffle(remote.begin(), remote.end(), rng);
-  remote.resize(std::min(remote.size(), static_cast<size_t>(m_o.audit)));
+  std::shuffle(tasks.begin(), tasks.end(), rng);
+  tasks.resize(std::min(tasks.size(), static_cast<size_t>(m_o.audit)));
+  std::vector<size_t> remote = tasks;
+  remote.insert(remote.end(), units.begin(), units.end());
   std::vector<BuildTarget::Output> local(remote.size());
   support::parallel_for(
       remote.size(),
@@ -185,9 +190,7 @@ void Run::audit_remote() {
       m_status.warning(rec.error());
     }
   }
-  // (The module ABI unit is audited too, but it is not a task of any kernel: not counted.)
-  m_r.tasks.audited += static_cast<size_t>(
-      std::count_if(remote.begin(), remote.end(), [&](size_t i) { return !m_jobs[i].silent; }));
+  m_r.tasks.audited += tasks.size();  // the module ABI units are not tasks: not counted
   if (differ > 0) {
     m_r.internal_error = true;
     m_r.errors += differ;
