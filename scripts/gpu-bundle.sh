@@ -7,7 +7,8 @@
 #   tests/diff/     gpu_compare.py, its harness and the differential corpus's case descriptions
 #   stores/corpus   the differential corpus (tests/diff/cases) built for cpu and cuda:sm_90
 #   stores/rt       the runtime's hand-written kernels (tests/cuda_runtime/kernels.cu; nvcc here)
-#   stores/bench    qdbuild-compiled bandwidth-bound kernels (tests/cuda/bench_kernels.py)
+#   stores/bench    qdbuild-compiled bandwidth-bound kernels and a graph kernel
+#                   (tests/cuda/bench_kernels.py)
 #   reference/      the corpus's CPU outputs as computed here
 #   genesis/        Genesis's Franka scene with its CUDA arms (block-level kernels included):
 #                   store/ built for cpu and cuda:sm_90, calls/ the first call of each kernel

@@ -6,11 +6,12 @@
 #   2. the GPU probe: no usable GPU -> exit 125 (after the CPU-side checks passed);
 #   3. the runtime's kernels on the GPU and the benchmarks (saxpy against a device-to-device copy,
 #      launch overhead against an empty cuLaunchKernel), then qdbuild's own saxpy and copy kernels
-#      against the same copy;
+#      against the same copy, and a graph kernel as a CUDA graph against the host loop;
 #   4. every corpus case built for cuda:sm_90 on the GPU against the CPU;
 #   5. Genesis's kernel calls captured on the CPU (the Franka scene with its CUDA arms, block-level
 #      kernels included) replayed on the GPU against the outputs they had on the CPU (when the
-#      bundle has them: genesis/).
+#      bundle has them: genesis/), then each call's GPU time beside its time on this CPU
+#      (step 1 replays and times them there).
 # A table last. Exit 0 all matched, 1 a failure, 125 no GPU. Output files: $QD_BUNDLE_OUT (default
 # a new temporary directory).
 set -uo pipefail
@@ -38,8 +39,8 @@ python3 tests/diff/gpu_compare.py --cpu-check stores/corpus reference/corpus_cpu
   --table "$table" || status=1
 python3 tests/diff/gpu_compare.py --bandwidth stores/bench --cpu --table "$table" || status=1
 if [[ -d genesis/calls ]]; then
-  python3 tests/diff/gpu_compare.py --genesis genesis/store genesis/calls --cpu --table "$table" ||
-    status=1
+  python3 tests/diff/gpu_compare.py --genesis genesis/store genesis/calls --cpu --table "$table" \
+    --times "$out/genesis_times_cpu.json" || status=1
 fi
 if ((status)); then
   show_table "the CPU-side checks failed"
@@ -58,14 +59,14 @@ fi
 echo "== gpu-bundle: runtime kernels and benchmarks"
 python3 tests/diff/gpu_compare.py --selftest stores/rt --cubin stores/rt.cubin --table "$table" ||
   status=1
-echo "== gpu-bundle: qdbuild's bandwidth-bound kernels against a device-to-device copy"
+echo "== gpu-bundle: qdbuild's bandwidth-bound kernels against a device-to-device copy, a graph kernel as a CUDA graph against the host loop"
 python3 tests/diff/gpu_compare.py --bandwidth stores/bench --table "$table" || status=1
 echo "== gpu-bundle: the differential corpus on the GPU against the CPU"
 python3 tests/diff/gpu_compare.py --corpus stores/corpus --table "$table" || status=1
 if [[ -d genesis/calls ]]; then
   echo "== gpu-bundle: Genesis's kernel calls on the GPU against the CPU"
-  python3 tests/diff/gpu_compare.py --genesis genesis/store genesis/calls --table "$table" ||
-    status=1
+  python3 tests/diff/gpu_compare.py --genesis genesis/store genesis/calls --table "$table" \
+    --times "$out/genesis_times_gpu.json" || status=1
 fi
 gpu=$(python3 tests/diff/gpu_compare.py --probe)
 show_table "${gpu#gpu-check: }"

@@ -25,6 +25,41 @@ using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
 using CUjit_option = int;
 using CUdevice_attribute = int;
+using CUgraph = struct CUgraph_st*;
+using CUgraphNode = struct CUgraphNode_st*;
+using CUgraphExec = struct CUgraphExec_st*;
+using CUgraphConditionalHandle = unsigned long long;
+
+// cuGraphAddKernelNode's parameters (the unversioned export takes CUDA_KERNEL_NODE_PARAMS_v1).
+struct KernelNodeParams {
+  CUfunction func;
+  unsigned int grid_x, grid_y, grid_z;
+  unsigned int block_x, block_y, block_z;
+  unsigned int shared_bytes;
+  void** params;
+  void** extra;
+};
+
+// CUDA_CONDITIONAL_NODE_PARAMS.
+struct ConditionalNodeParams {
+  CUgraphConditionalHandle handle;
+  int type;                // CUgraphConditionalNodeType
+  unsigned int size;       // body graphs: 1 for a WHILE node
+  CUgraph* body_out;       // phGraph_out: the driver's array of body graphs
+  CUcontext ctx;
+};
+
+// CUgraphNodeParams (256 bytes): the node type, then a union of 29 long longs, of which only
+// the conditional member is used here; unused bytes must be zero.
+struct GraphNodeParams {
+  int type;  // CUgraphNodeType
+  int reserved0[3];
+  union {
+    long long reserved1[29];
+    ConditionalNodeParams conditional;
+  };
+  long long reserved2;
+};
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr CUresult CUDA_ERROR_STUB_LIBRARY = 34;
@@ -34,6 +69,10 @@ inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPRO
 inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115;
+
+inline constexpr int CU_GRAPH_NODE_TYPE_CONDITIONAL = 13;
+inline constexpr int CU_GRAPH_COND_TYPE_WHILE = 1;
+inline constexpr unsigned int GRAPH_COND_ASSIGN_DEFAULT = 1;  // cuda.h: a macro
 
 inline constexpr CUjit_option CU_JIT_INFO_LOG_BUFFER = 3;
 inline constexpr CUjit_option CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4;
@@ -77,7 +116,22 @@ inline constexpr CUjit_option CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
   QDRT_CUDA_FN(cuStreamSynchronize, "cuStreamSynchronize", CUresult, (CUstream))                 \
   QDRT_CUDA_OPTIONAL_FN(cuMemAllocAsync, "cuMemAllocAsync", CUresult,                            \
                         (CUdeviceptr*, size_t, CUstream))                                        \
-  QDRT_CUDA_OPTIONAL_FN(cuMemFreeAsync, "cuMemFreeAsync", CUresult, (CUdeviceptr, CUstream))
+  QDRT_CUDA_OPTIONAL_FN(cuMemFreeAsync, "cuMemFreeAsync", CUresult, (CUdeviceptr, CUstream))  \
+  QDRT_CUDA_OPTIONAL_FN(cuGraphCreate, "cuGraphCreate", CUresult, (CUgraph*, unsigned int))      \
+  QDRT_CUDA_OPTIONAL_FN(cuGraphDestroy, "cuGraphDestroy", CUresult, (CUgraph))                  \
+  QDRT_CUDA_OPTIONAL_FN(cuGraphAddKernelNode, "cuGraphAddKernelNode", CUresult,                  \
+                        (CUgraphNode*, CUgraph, const CUgraphNode*, size_t,                      \
+                         const KernelNodeParams*))                                               \
+  QDRT_CUDA_OPTIONAL_FN(cuGraphAddNode, "cuGraphAddNode", CUresult,                              \
+                        (CUgraphNode*, CUgraph, const CUgraphNode*, size_t, GraphNodeParams*))   \
+  QDRT_CUDA_OPTIONAL_FN(cuGraphConditionalHandleCreate, "cuGraphConditionalHandleCreate",        \
+                        CUresult,                                                                \
+                        (CUgraphConditionalHandle*, CUgraph, CUcontext, unsigned int,            \
+                         unsigned int))                                                          \
+  QDRT_CUDA_OPTIONAL_FN(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", CUresult,    \
+                        (CUgraphExec*, CUgraph, unsigned long long))                             \
+  QDRT_CUDA_OPTIONAL_FN(cuGraphLaunch, "cuGraphLaunch", CUresult, (CUgraphExec, CUstream))       \
+  QDRT_CUDA_OPTIONAL_FN(cuGraphExecDestroy, "cuGraphExecDestroy", CUresult, (CUgraphExec))
 // clang-format on
 
 #endif  // QDRT_CUDA_FUNCTIONS_H

@@ -15,6 +15,7 @@
 
 #include "cuda_bundle.hpp"
 #include "cuda_driver.hpp"
+#include "cuda_graph.hpp"
 #include "store.hpp"
 
 namespace qdrt {
@@ -32,17 +33,6 @@ struct Bundle {
   std::string bytes;
   std::vector<BundleImage> images;
 };
-
-struct LoadedTask {
-  CUfunction fn = nullptr;
-  unsigned grid = 1;
-  unsigned block = 1;
-};
-
-std::string kernel_what(const Kernel& k, const Instance& inst) {
-  return "kernel '" + k.id + "' instance '" + std::string(inst.instance) + "' (" +
-         std::string(inst.target) + ")";
-}
 
 double half_to_double(uint16_t h) {
   int exp = (h >> 10) & 0x1f;
@@ -86,13 +76,20 @@ void decode_result(uint32_t d, const unsigned char* res, qdrt_value* out) {
 
 }  // namespace
 
+std::string kernel_what(const Kernel& k, const Instance& inst) {
+  return "kernel '" + k.id + "' instance '" + std::string(inst.instance) + "' (" +
+         std::string(inst.target) + ")";
+}
+
 struct CudaState {
   std::mutex mutex;
   std::map<uint32_t, std::unique_ptr<Bundle>> bundles;         // by object
   std::map<std::pair<CUcontext, uint32_t>, CUmodule> modules;  // by ctx, object
   std::map<std::pair<CUcontext, const Instance*>, std::vector<LoadedTask>> tasks;
+  std::unique_ptr<GraphCache> graphs = std::make_unique<GraphCache>();
 
   ~CudaState() {
+    graphs.reset();  // its graphs launch the modules' functions
     const Driver* d = nullptr;
     if (modules.empty() || !load_driver(d).ok()) {
       return;
@@ -284,12 +281,22 @@ Status cuda_run(Kernel& k, Instance& inst, const void* const* args, qdrt_value* 
   }
   auto stream = static_cast<CUstream>(options.stream);
   const Device& dev = scope.device();
+  // A graph kernel on sm_90+: one CUDA graph, which owns its temporaries (cuda_graph.hpp).
+  GraphCache::Entry* graph = nullptr;
+  std::unique_lock<std::mutex> graph_lock;
+  if (inst.graph_loops) {
+    graph = state.graphs->entry(*d, scope, k, inst, stream);
+    if (graph != nullptr) {
+      graph_lock = std::unique_lock<std::mutex>(GraphCache::mutex_of(*graph));
+    }
+  }
   // Temporaries and result in one zero-filled, stream-ordered allocation.
   uint64_t result_offset = (inst.temps_size + 15) & ~uint64_t{15};
   uint64_t bytes = result_offset + inst.result_size;
   CUdeviceptr buffer = 0;
   auto release = [&] {
-    if (buffer == 0) {
+    if (buffer == 0 || graph != nullptr) {
+      buffer = 0;
       return;
     }
     if (dev.memory_pools) {
@@ -306,13 +313,19 @@ Status cuda_run(Kernel& k, Instance& inst, const void* const* args, qdrt_value* 
     return s;
   };
   if (bytes > 0) {
-    CUresult r = dev.memory_pools ? d->cuMemAllocAsync(&buffer, bytes, stream)
-                                  : d->cuMemAlloc(&buffer, bytes);
-    if (r != CUDA_SUCCESS) {
-      buffer = 0;
-      return fail(dev.memory_pools ? "cuMemAllocAsync" : "cuMemAlloc", r);
+    if (graph != nullptr) {
+      if (Status s = GraphCache::buffer(*d, *graph, bytes, k, inst, buffer); !s.ok()) {
+        return s;
+      }
+    } else {
+      CUresult r = dev.memory_pools ? d->cuMemAllocAsync(&buffer, bytes, stream)
+                                    : d->cuMemAlloc(&buffer, bytes);
+      if (r != CUDA_SUCCESS) {
+        buffer = 0;
+        return fail(dev.memory_pools ? "cuMemAllocAsync" : "cuMemAlloc", r);
+      }
     }
-    if (r = d->cuMemsetD8Async(buffer, 0, bytes, stream); r != CUDA_SUCCESS) {
+    if (CUresult r = d->cuMemsetD8Async(buffer, 0, bytes, stream); r != CUDA_SUCCESS) {
       return fail("cuMemsetD8Async", r);
     }
   }
@@ -323,14 +336,23 @@ Status cuda_run(Kernel& k, Instance& inst, const void* const* args, qdrt_value* 
     release();
     return s;
   }
+  bool graph_ran = false;
+  if (graph != nullptr) {
+    size_t ctx_bytes = offsetof(qdrt_cuda_context, args) +
+                       std::max<size_t>(QDRT_CUDA_LEGACY_ARGS, inst.passed) * sizeof(qdrt_cuda_arg);
+    if (Status s = state.graphs->launch(*d, *graph, *tasks, ctx, ctx_bytes, k, inst, graph_ran);
+        !s.ok()) {
+      return s;
+    }
+  }
   void* params[] = {&ctx};
-  for (size_t i = 0; i < tasks->size();) {
+  for (size_t i = 0; !graph_ran && i < tasks->size();) {
     const LoadedTask& t = (*tasks)[i];
     CUresult r = d->cuLaunchKernel(t.fn, t.grid, 1, 1, t.block, 1, 1, 0, stream, params, nullptr);
     if (r != CUDA_SUCCESS) {
-      Status s =
-          call_error(*d, kernel_what(k, inst) + " task '" + std::string(inst.tasks[i].name) + "'",
-                     "cuLaunchKernel", r);
+      Status s = call_error(*d, kernel_what(k, inst) + " task '" +
+                                    std::string(inst.tasks[i].name) + "'",
+                            "cuLaunchKernel", r);
       release();
       return s;
     }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "common.hpp"
 #include "qdrt/task_abi.h"
@@ -46,6 +47,9 @@ Status pack_cuda_context(const Instance& inst, const void* const* args, uint64_t
 // Runs a bound CUDA instance (launch.cpp calls it in place of the CPU run).
 Status cuda_run(Kernel& k, Instance& inst, const void* const* args, qdrt_value* result,
                 const CudaLaunch& options);
+
+// "kernel 'ID' instance 'I' (TARGET)": how errors and warnings name a CUDA launch.
+std::string kernel_what(const Kernel& k, const Instance& inst);
 
 // qdrt_cuda_init: loads and initializes the driver.
 Status cuda_init();

@@ -565,6 +565,7 @@ Status Store::build_instance(uint32_t e, Instance& out) {
     }
     out.prints = out.prints || (l.flags & QDRT_LAUNCH_PRINTS) != 0;
     out.random = out.random || (l.flags & QDRT_LAUNCH_RANDOM) != 0;
+    out.graph_loops = out.graph_loops || !task.loop_ends.empty();
     out.tasks.push_back(task);
   }
   return {};

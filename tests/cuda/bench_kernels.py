@@ -1,5 +1,6 @@
-"""Bandwidth-bound kernels for the device bundle's benchmarks (scripts/gpu-bundle.sh): compiled
-by qdbuild for cuda:sm_90 and timed against a device-to-device copy of the same bytes."""
+"""Kernels for the device bundle's benchmarks (scripts/gpu-bundle.sh), compiled by qdbuild for
+cuda:sm_90: bandwidth-bound ones timed against a device-to-device copy of the same bytes, and a
+graph kernel timed as a CUDA graph against the runtime's host loop."""
 import quadrants as qd
 
 
@@ -14,3 +15,13 @@ def saxpy(a: qd.f32, x: qd.types.ndarray(dtype=qd.f32, ndim=1),
 def copy(x: qd.types.ndarray(dtype=qd.f32, ndim=1), y: qd.types.ndarray(dtype=qd.f32, ndim=1)):
     for i in range(x.shape[0]):
         y[i] = x[i]
+
+
+@qd.kernel(graph=True)
+def relax(counter: qd.types.NDArray[qd.i32, 0], x: qd.types.ndarray(dtype=qd.f32, ndim=1)) -> None:
+    """A graph kernel: `counter` passes of x = x / 2 + 1, each a parallel loop and the serial
+    countdown (a CUDA graph's WHILE node on sm_90+, timed against the runtime's host loop)."""
+    while qd.graph.do_while(counter):
+        for i in range(x.shape[0]):
+            x[i] = x[i] * 0.5 + 1.0
+        counter[()] = counter[()] - 1

@@ -1,19 +1,25 @@
 // qdrt_cuda_test: libqdrt's CUDA side without a GPU (ctest label cuda; also under ASan in
 // scripts/sanitize.sh). Linked with libqdrt's objects, so it reaches the internals too.
 //   qdrt_cuda_test units               bundle parsing (every truncation, damaged headers and
-//                                      items), image choice per arch, qdrt_cuda_context packing
+//                                      items), image choice per arch, qdrt_cuda_context packing,
+//                                      a graph kernel's plan (its loops as nested WHILE nodes)
 //   qdrt_cuda_test driver TEXT         qdrt_cuda_init fails with TEXT in the message (run with
 //                                      QDRT_CUDA_LIBRARY=/nonexistent or the toolkit's stub)
+//   qdrt_cuda_test graph-ptx PTXAS DIR the graph condition kernels' PTX, assembled by PTXAS for
+//                                      sm_90 and sm_100 in DIR (entry points and the
+//                                      cudaGraphSetConditional calls in the SASS)
 //   qdrt_cuda_test store DIR TEXT      launches from make_cuda_store.py's store: argument checks
 //                                      before the driver, damaged bundles, then TEXT (the driver
 //                                      error) for a well-formed launch
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cuda_bundle.hpp"
+#include "cuda_graph.hpp"
 #include "cuda_launch.hpp"
 #include "qdrt/qdrt.h"
 #include "store.hpp"
@@ -233,9 +239,57 @@ void test_pack() {
   CHECK(std::string(qdrt_status_name(QDRT_ERROR_CUDA)) == "QDRT_ERROR_CUDA");
 }
 
+// A plan as text: t<task>, or L<flag>( ... ) for a loop.
+std::string plan_text(const std::vector<qdrt::cuda::GraphPlanNode>& nodes) {
+  std::string out;
+  for (const auto& n : nodes) {
+    out += out.empty() ? "" : " ";
+    out += n.loop ? "L" + std::to_string(n.condition) + "(" + plan_text(n.body) + ")"
+                  : "t" + std::to_string(n.task);
+  }
+  return out;
+}
+
+// Tasks with the loops {last task, first task, flag} (each task's loop_ends innermost first, as
+// the launch metadata lists them).
+std::string plan_of(size_t n, std::vector<std::vector<qdrt_task_loop_end>> ends,
+                    qdrt::Status* status = nullptr) {
+  std::vector<qdrt::TaskInfo> tasks(n);
+  for (size_t i = 0; i < ends.size() && i < n; ++i) {
+    tasks[i].loop_ends = ends[i];
+  }
+  std::vector<qdrt::cuda::GraphPlanNode> plan;
+  qdrt::Status s = qdrt::cuda::plan_graph(tasks, plan);
+  if (status != nullptr) {
+    *status = s;
+  }
+  return s.ok() ? plan_text(plan) : "error";
+}
+
+void test_graph_plan() {
+  CHECK(plan_of(3, {}) == "t0 t1 t2");
+  // graph_k.countdown: a task before, the loop over two tasks (flag: argument 0), one after.
+  CHECK(plan_of(4, {{}, {}, {{1, 0}}, {}}) == "t0 L0(t1 t2) t3");
+  // graph_k.nested: the inner loop (flag 1) over tasks 3-4 inside the outer (flag 0) over 1-5.
+  CHECK(plan_of(7, {{}, {}, {}, {}, {{3, 1}}, {{1, 0}}, {}}) == "t0 L0(t1 t2 L1(t3 t4) t5) t6");
+  // Two loops ending at one task, innermost first; the same tasks: the later one is outer.
+  CHECK(plan_of(3, {{}, {}, {{2, 1}, {0, 0}}}) == "L0(t0 t1 L1(t2))");
+  CHECK(plan_of(2, {{}, {{0, 1}, {0, 0}}}) == "L0(L1(t0 t1))");
+  // A loop of one task, two loops one after the other, a loop at the very start and end.
+  CHECK(plan_of(3, {{{0, 2}}, {}, {{2, 3}}}) == "L2(t0) t1 L3(t2)");
+  CHECK(plan_of(5, {{}, {{0, 0}}, {}, {}, {{2, 1}}}) == "L0(t0 t1) L1(t2 t3 t4)");
+  // Not a nesting: refused (the host loop runs such metadata; a graph cannot).
+  qdrt::Status s;
+  CHECK(plan_of(4, {{}, {}, {{0, 0}}, {{1, 1}}}, &s) == "error");
+  CHECK_HAS(s.message, "graph loops over tasks 0-2 and 1-3 overlap without nesting");
+  CHECK(plan_of(2, {{{1, 0}}}, &s) == "error");
+  CHECK_HAS(s.message, "a graph loop ending after task 0 starts after it");
+}
+
 int run_units() {
   test_bundles();
   test_pack();
+  test_graph_plan();
   return g_failures;
 }
 
@@ -344,6 +398,38 @@ int run_store(const std::string& dir, const std::string& expect) {
   return g_failures;
 }
 
+// Assembles the condition kernels' PTX (cuda_graph.cpp) as the driver's JIT would: every entry
+// point resolves and the call stays the one device-runtime call the driver binds at load.
+int run_graph_ptx(const std::string& ptxas, const std::string& dir) {
+  std::string ptx = dir + "/graph_condition.ptx";
+  if (FILE* f = std::fopen(ptx.c_str(), "w")) {
+    std::fputs(qdrt::cuda::k_graph_condition_ptx, f);
+    std::fclose(f);
+  } else {
+    std::fprintf(stderr, "cannot write %s\n", ptx.c_str());
+    return 1;
+  }
+  for (const char* arch : {"sm_90", "sm_100"}) {
+    std::string out = dir + "/graph_condition." + arch + ".cubin";
+    std::string cmd = "'" + ptxas + "' -arch=" + arch + " '" + ptx + "' -o '" + out + "'";
+    CHECK(std::system(cmd.c_str()) == 0);
+    std::string elf;
+    if (FILE* f = std::fopen(out.c_str(), "rb")) {
+      char buf[4096];
+      size_t n = 0;
+      while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
+        elf.append(buf, n);
+      }
+      std::fclose(f);
+    }
+    CHECK(elf.compare(0, 4, "\x7f" "ELF") == 0);
+    CHECK_HAS(elf, "qdrt_graph_while_next");
+    CHECK_HAS(elf, "qdrt_graph_while_arm");
+    CHECK_HAS(elf, "cudaGraphSetConditional");
+  }
+  return g_failures;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -355,8 +441,12 @@ int main(int argc, char** argv) {
     failures = run_driver(argv[2]);
   } else if (mode == "store" && argc == 4) {
     failures = run_store(argv[2], argv[3]);
+  } else if (mode == "graph-ptx" && argc == 4) {
+    failures = run_graph_ptx(argv[2], argv[3]);
   } else {
-    std::fprintf(stderr, "usage: qdrt_cuda_test units | driver TEXT | store DIR TEXT\n");
+    std::fprintf(stderr,
+                 "usage: qdrt_cuda_test units | driver TEXT | graph-ptx PTXAS DIR | store DIR "
+                 "TEXT\n");
     return 2;
   }
   std::printf("qdrt_cuda_test %s: %s (%d failed checks)\n", mode.c_str(),

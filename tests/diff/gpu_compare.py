@@ -12,16 +12,21 @@
                                                   vs GPU run (arrays copied to the device)
   gpu_compare.py --bandwidth STORE                qdbuild-compiled saxpy and copy
                                                   (tests/cuda/bench_kernels.py) on 2^28 floats
-                                                  against a device-to-device cuMemcpy; --cpu: the
-                                                  same kernels' results on the CPU (small arrays)
+                                                  against a device-to-device cuMemcpy, the graph
+                                                  kernel `relax` as a CUDA graph against the host
+                                                  loop (QDRT_CUDA_GRAPHS=0); --cpu: the same
+                                                  kernels' results on the CPU (small arrays)
   gpu_compare.py --cpu-record STORE OUT           every case on the CPU, its outputs to OUT (JSON)
   gpu_compare.py --cpu-check STORE REF            every case on the CPU against REF: the same
                                                   outputs (the device bundle's CPU-side check,
                                                   scripts/gpu-bundle.sh)
   gpu_compare.py --genesis STORE CALLS [--cpu]    Genesis's kernel calls captured on the CPU
-                                                  (tests/genesis/scenes/capture_calls.py)
+                 [--times FILE]                   (tests/genesis/scenes/capture_calls.py)
                                                   replayed on the GPU (--cpu: on this CPU)
-                                                  against the outputs they had there
+                                                  against the outputs they had there, then each
+                                                  timed from the same inputs (--times: to FILE;
+                                                  on the GPU with genesis_times_cpu.json beside
+                                                  it, a table of both)
 --table FILE appends "name|value|verdict" rows for the final table. Exit 0 all good, 1 not.
 """
 import argparse
@@ -106,6 +111,7 @@ class DeviceArray:
         self.cuda, self.host, self.shape = cuda, host, tuple(shape)
         mv = memoryview(host).cast("B")
         self.nbytes = mv.nbytes
+        self.initial = bytes(mv)
         self.ptr = cuda.alloc(self.nbytes)
         if self.nbytes:
             cuda.check("cuMemcpyHtoD", ctypes.c_uint64(self.ptr),
@@ -114,12 +120,28 @@ class DeviceArray:
                                          "data": (self.ptr, False), "strides": None,
                                          "version": 3}
 
-    def copy_back(self):
+    def fetch(self):
+        """The device bytes into the host buffer."""
         if self.nbytes:
             mv = memoryview(self.host).cast("B")
             self.cuda.check("cuMemcpyDtoH", ctypes.c_char.from_buffer(mv),
                             ctypes.c_uint64(self.ptr), ctypes.c_size_t(self.nbytes))
-        self.cuda.free(self.ptr)
+
+    def upload(self, data=None):
+        """`data` (default: the bytes the array was made from) onto the device again."""
+        data = bytearray(self.initial if data is None else data)
+        if self.nbytes:
+            self.cuda.check("cuMemcpyHtoD", ctypes.c_uint64(self.ptr),
+                            ctypes.c_char.from_buffer(data), ctypes.c_size_t(self.nbytes))
+
+    def release(self):
+        if self.ptr is not None:
+            self.cuda.free(self.ptr)
+            self.ptr = None
+
+    def copy_back(self):
+        self.fetch()
+        self.release()
 
 
 class RawF32:
@@ -188,8 +210,88 @@ def corpus(store_dir, pattern, table):
     return 0 if ok else 1
 
 
+def relaxed(x0, passes):
+    """What bench_kernels.relax leaves in x: `passes` times x = x * 0.5 + 1.0 in f32."""
+    import struct
+    out = []
+    for v in x0:
+        for _ in range(passes):
+            v = struct.unpack("f", struct.pack("f", v * 0.5 + 1.0))[0]  # x * 0.5 is exact
+        out.append(v)
+    return out
+
+
+def graph_kernel(cuda, store, table):
+    """bench_kernels.relax (1000 passes over 4096 floats) as one CUDA graph and as the host
+    loop: both leave the same x as Python's f32 arithmetic; the time of each per call."""
+    import array
+    relax = store.kernel("bench_kernels:relax")
+    n, passes = 4096, 1000
+    x0 = array.array("f", (float(i % 61) - 30.0 for i in range(n)))
+    want = relaxed(x0, passes)
+    counter = array.array("i", [passes])
+    dc = DeviceArray(cuda, counter, "i32", ())
+    dx = DeviceArray(cuda, array.array("f", x0), "f32", (n,))
+    mv_x0 = memoryview(x0).cast("B")
+
+    def reset():
+        cuda.check("cuMemcpyHtoD", ctypes.c_uint64(dc.ptr), ctypes.c_char.from_buffer(counter),
+                   ctypes.c_size_t(4))
+        cuda.check("cuMemcpyHtoD", ctypes.c_uint64(dx.ptr), ctypes.c_char.from_buffer(mv_x0),
+                   ctypes.c_size_t(4 * n))
+
+    def check():
+        got = array.array("f", bytes(4 * n))
+        cuda.check("cuMemcpyDtoH", ctypes.c_char.from_buffer(got), ctypes.c_uint64(dx.ptr),
+                   ctypes.c_size_t(4 * n))
+        left = array.array("i", [-1])
+        cuda.check("cuMemcpyDtoH", ctypes.c_char.from_buffer(left), ctypes.c_uint64(dc.ptr),
+                   ctypes.c_size_t(4))
+        return sum(1 for i in range(n) if got[i] != want[i]) + (left[0] != 0)
+
+    a, b = cuda.event(), cuda.event()
+    times, ok = {}, True
+    saved = os.environ.get("QDRT_CUDA_GRAPHS")
+    for mode, env in (("CUDA graph", None), ("host loop", "0")):
+        if env is None:
+            os.environ.pop("QDRT_CUDA_GRAPHS", None)
+        else:
+            os.environ["QDRT_CUDA_GRAPHS"] = env
+        best = float("inf")
+        for rep in range(6):  # the first builds the graph (and loads the module): untimed
+            reset()
+            cuda.sync()
+            cuda.check("cuEventRecord", a, None)
+            relax(dc, dx)
+            cuda.check("cuEventRecord", b, None)
+            cuda.check("cuEventSynchronize", b)
+            ms = ctypes.c_float()
+            cuda.check("cuEventElapsedTime", ctypes.byref(ms), a, b)
+            if rep > 0:
+                best = min(best, ms.value)
+            wrong = check()
+            if wrong:
+                break
+        times[mode] = best
+        row(table, "graph kernel (%s)" % mode, "%d passes, %.3f ms, %d wrong" %
+            (passes, best, wrong) if not wrong else "%d values wrong" % wrong, wrong == 0)
+        ok &= wrong == 0
+    if saved is None:
+        os.environ.pop("QDRT_CUDA_GRAPHS", None)
+    else:
+        os.environ["QDRT_CUDA_GRAPHS"] = saved
+    if ok:
+        row(table, "graph vs host loop", "%.2f us/pass vs %.2f us/pass, %.1fx" %
+            (1000 * times["CUDA graph"] / passes, 1000 * times["host loop"] / passes,
+             times["host loop"] / times["CUDA graph"]), True)
+    cuda.free(dc.ptr)
+    cuda.free(dx.ptr)
+    return ok
+
+
 def bandwidth(store_dir, table, cpu_only):
-    """qdbuild's own bandwidth-bound kernels against the copy engine's bandwidth."""
+    """qdbuild's own bandwidth-bound kernels against the copy engine's bandwidth, its graph
+    kernel as a CUDA graph against the host loop."""
     import array
     import qdrt
     store = qdrt.open(store_dir)
@@ -201,6 +303,12 @@ def bandwidth(store_dir, table, cpu_only):
         saxpy(2.0, x, y, device="cpu")
         copy(y, z, device="cpu")
         bad = sum(1 for i in range(1000) if y[i] != 2.0 * (1.5 + i) + 0.25 * i or z[i] != y[i])
+        x0 = array.array("f", (float(i % 61) - 30.0 for i in range(1000)))
+        rx, counter = array.array("f", x0), array.array("i", [40])
+        store.kernel("bench_kernels:relax")(memoryview(counter).cast("B").cast("i", ()), rx,
+                                            device="cpu")
+        want = relaxed(x0, 40)
+        bad += sum(1 for i in range(1000) if rx[i] != want[i]) + (counter[0] != 0)
         row(table, "bench kernels on this CPU", "1000 elements, %d wrong" % bad, bad == 0)
         return 0 if bad == 0 else 1
     cuda = Cuda()
@@ -220,6 +328,7 @@ def bandwidth(store_dir, table, cpu_only):
         ok &= ratio >= 0.8
     for p in (a, b, c):
         cuda.free(p)
+    ok &= graph_kernel(cuda, store, table)
     return 0 if ok else 1
 
 
@@ -308,9 +417,12 @@ def _array_differs(dtype, got, want):
     return "[%d]: %r against %r (%d differ)" % (bad[0], g[bad[0]], w[bad[0]], len(bad))
 
 
-def genesis_calls(store_dir, calls_dir, device, table):
+def genesis_calls(store_dir, calls_dir, device, table, times_path=None):
     """Every captured call replayed from its inputs on `device` and compared with the outputs it
-    had where it was captured (the CPU's, here)."""
+    had where it was captured (the CPU's, here); then run once more from the same inputs and
+    timed (the GPU's time between two events; the CPU's wall time), the first run having loaded
+    the kernel's module. `times_path`: the times are written there (JSON); on the GPU, where the
+    CPU replay's file is beside it, each kernel's two times are printed side by side."""
     import ctypes
     import json
     import zlib
@@ -320,12 +432,14 @@ def genesis_calls(store_dir, calls_dir, device, table):
     cuda = Cuda() if device == "cuda" else None
     store = qdrt.open(store_dir, lazy=True)
     failed, passed, reordered = [], 0, 0
+    times = {}  # label -> ms of the second run
 
     def read(name):
         with open(os.path.join(calls_dir, name), "rb") as f:
             return zlib.decompress(f.read())
     for n, call in enumerate(index["calls"]):
         label = "%s#%d" % (call["kernel"].split(":")[-1], n)
+        devs = []
         try:
             args, arrays = [], []
             for a in call["args"]:
@@ -335,29 +449,46 @@ def genesis_calls(store_dir, calls_dir, device, table):
                     if device == "cuda":
                         host = bytearray(data) or bytearray(1)
                         dev = DeviceArray(cuda, host, a["dtype"], a["shape"])
+                        devs.append(dev)
                         args.append(dev)
-                        arrays.append((a, host, dev, len(data), want))
+                        arrays.append((a, host, dev, data, want))
                     else:
                         buf = ctypes.create_string_buffer(data, max(1, len(data)))
                         args.append(qdrt.HostArray(ctypes.addressof(buf), a["dtype"], a["shape"]))
-                        arrays.append((a, buf, None, len(data), want))
+                        arrays.append((a, buf, None, data, want))
                 else:
                     args.append(a["value"])
-            store.kernel(call["kernel"])(*args, device=device)
+            kernel = store.kernel(call["kernel"])
+            kernel(*args, device=device)
             if cuda is not None:
                 cuda.sync()
             whys = []
-            for a, host, dev, size, want in arrays:
+            for a, host, dev, data, want in arrays:
                 if dev is not None:
-                    dev.copy_back()
-                got = bytes(host[:size]) if dev is not None else host.raw[:size]
+                    dev.fetch()
+                got = bytes(host[:len(data)]) if dev is not None else host.raw[:len(data)]
                 why = _array_differs(a["dtype"], got, want)
                 if why and why != "equal up to order":
                     whys.append("argument %s: %s" % (a["file"].split("_")[-1], why))
                 elif why:
                     reordered += 1
+            if cuda is not None:
+                for dev in devs:
+                    dev.upload()
+                times[label] = cuda.elapsed_ms(lambda: kernel(*args, device="cuda"), 1)
+            else:
+                bufs = _fresh_buffers(call["args"], arrays)  # alive until the run is done
+                again = [qdrt.HostArray(ctypes.addressof(b), a["dtype"], a["shape"])
+                         if a["kind"] == "array" else a["value"]
+                         for a, b in zip(call["args"], bufs)]
+                t0 = time.perf_counter()
+                kernel(*again, device="cpu")
+                times[label] = (time.perf_counter() - t0) * 1e3
         except Exception as e:  # noqa: BLE001
             whys = ["%s: %s" % (type(e).__name__, e)]
+        finally:
+            for dev in devs:
+                dev.release()
         if whys:
             failed.append(label)
             print("FAIL %s: %s" % (label, "; ".join(whys[:3])), flush=True)
@@ -368,7 +499,41 @@ def genesis_calls(store_dir, calls_dir, device, table):
     ok = not failed and passed > 0
     row(table, "Genesis calls %s vs CPU" % ("GPU" if device == "cuda" else "this CPU"),
         "%d/%d calls agree (%d arrays up to order)" % (passed, total, reordered), ok)
+    if times_path:
+        with open(times_path, "w") as f:
+            json.dump(times, f, indent=1, sort_keys=True)
+        cpu_path = os.path.join(os.path.dirname(times_path), "genesis_times_cpu.json")
+        if cuda is not None and os.path.exists(cpu_path):
+            with open(cpu_path) as f:
+                cpu_times = json.load(f)
+            print("%-44s %12s %12s %8s" % ("Genesis kernel call", "GPU ms", "this CPU ms",
+                                           "CPU/GPU"))
+            for label in sorted(times, key=lambda k: -times[k]):
+                c = cpu_times.get(label)
+                print("%-44s %12.4f %12s %8s" % (label[:44], times[label],
+                                                 "%.4f" % c if c is not None else "-",
+                                                 "%.1fx" % (c / times[label])
+                                                 if c is not None and times[label] > 0 else "-"))
+            both = [k for k in times if k in cpu_times]
+            gpu_sum = sum(times[k] for k in both)
+            cpu_sum = sum(cpu_times[k] for k in both)
+            row(table, "Genesis calls GPU time", "%d calls: %.3f ms (this CPU %.3f ms, %.1fx)" %
+                (len(both), gpu_sum, cpu_sum, cpu_sum / gpu_sum if gpu_sum > 0 else 0), True)
     return 0 if ok else 1
+
+
+def _fresh_buffers(call_args, arrays):
+    """New host buffers holding each array argument's captured input again (None for scalars)."""
+    import ctypes
+    inputs = iter([data for _, _, _, data, _ in arrays])
+    out = []
+    for a in call_args:
+        if a["kind"] == "array":
+            d = next(inputs)
+            out.append(ctypes.create_string_buffer(d, max(1, len(d))))
+        else:
+            out.append(None)
+    return out
 
 
 def row(table, name, value, ok):
@@ -467,6 +632,7 @@ def main():
     ap.add_argument("--genesis", nargs=2, metavar=("STORE", "CALLS"))
     ap.add_argument("-k", dest="pattern")
     ap.add_argument("--table")
+    ap.add_argument("--times", help="--genesis: each call's time of its second run to this JSON")
     a = ap.parse_args()
     if a.probe:
         return probe()
@@ -481,7 +647,7 @@ def main():
     if a.cpu_check:
         return cpu_check(*a.cpu_check, a.pattern, a.table)
     if a.genesis:
-        return genesis_calls(*a.genesis, "cpu" if a.cpu else "cuda", a.table)
+        return genesis_calls(*a.genesis, "cpu" if a.cpu else "cuda", a.table, a.times)
     ap.print_help()
     return 2
 
