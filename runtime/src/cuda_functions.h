@@ -43,9 +43,9 @@ struct KernelNodeParams {
 // CUDA_CONDITIONAL_NODE_PARAMS.
 struct ConditionalNodeParams {
   CUgraphConditionalHandle handle;
-  int type;                // CUgraphConditionalNodeType
-  unsigned int size;       // body graphs: 1 for a WHILE node
-  CUgraph* body_out;       // phGraph_out: the driver's array of body graphs
+  int type;           // CUgraphConditionalNodeType
+  unsigned int size;  // body graphs: 1 for a WHILE node
+  CUgraph* body_out;  // phGraph_out: the driver's array of body graphs
   CUcontext ctx;
 };
 

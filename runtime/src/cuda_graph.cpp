@@ -70,8 +70,8 @@ const char* const k_graph_condition_ptx = R"PTX(
 
 namespace {
 
-constexpr uint32_t k_min_graph_arch = 90;       // as Quadrants: native graph loops on sm_90+
-constexpr int k_min_graph_driver = 12030;       // conditional nodes: CUDA 12.3
+constexpr uint32_t k_min_graph_arch = 90;  // as Quadrants: native graph loops on sm_90+
+constexpr int k_min_graph_driver = 12030;  // conditional nodes: CUDA 12.3
 constexpr unsigned long long k_no_flags = 0;
 
 struct Loop {
@@ -99,8 +99,8 @@ Status plan_graph(const std::vector<TaskInfo>& tasks, std::vector<GraphPlanNode>
         return Status::error(QDRT_ERROR_CORRUPT, "a graph loop ending after task " +
                                                      std::to_string(j) + " starts after it");
       }
-      loops.push_back({e.first_task, static_cast<uint32_t>(j), e.condition,
-                       static_cast<uint32_t>(r), {}});
+      loops.push_back(
+          {e.first_task, static_cast<uint32_t>(j), e.condition, static_cast<uint32_t>(r), {}});
     }
   }
   // Outer loops before the loops they hold: by first task, then the longer first, then (the same
@@ -167,7 +167,7 @@ struct GraphCache::Entry {
   const Instance* inst = nullptr;
   const Conditions* conditions = nullptr;
   std::vector<GraphPlanNode> plan;
-  bool failed = false;        // a build failed: the host loop from now on
+  bool failed = false;  // a build failed: the host loop from now on
   CUgraphExec exec = nullptr;
   std::vector<unsigned char> built_with;  // the packed context the graph's nodes hold
   CUdeviceptr buffer = 0;                 // temporaries and result
@@ -237,11 +237,10 @@ std::mutex& GraphCache::mutex_of(Entry& e) { return e.mutex; }
 GraphCache::Entry* GraphCache::entry(const Driver& d, const ContextScope& scope, const Kernel& k,
                                      const Instance& inst, CUstream stream) {
   if (graphs_disabled() || scope.device().arch < k_min_graph_arch ||
-      d.version < k_min_graph_driver || d.cuGraphCreate == nullptr ||
-      d.cuGraphDestroy == nullptr || d.cuGraphAddKernelNode == nullptr ||
-      d.cuGraphAddNode == nullptr || d.cuGraphConditionalHandleCreate == nullptr ||
-      d.cuGraphInstantiateWithFlags == nullptr || d.cuGraphLaunch == nullptr ||
-      d.cuGraphExecDestroy == nullptr) {
+      d.version < k_min_graph_driver || d.cuGraphCreate == nullptr || d.cuGraphDestroy == nullptr ||
+      d.cuGraphAddKernelNode == nullptr || d.cuGraphAddNode == nullptr ||
+      d.cuGraphConditionalHandleCreate == nullptr || d.cuGraphInstantiateWithFlags == nullptr ||
+      d.cuGraphLaunch == nullptr || d.cuGraphExecDestroy == nullptr) {
     return nullptr;
   }
   std::lock_guard<std::mutex> lock(m_mutex);
@@ -257,8 +256,8 @@ GraphCache::Entry* GraphCache::entry(const Driver& d, const ContextScope& scope,
       s = plan_graph(inst.tasks, slot->plan);
     }
     if (!s.ok()) {
-      log_warning(kernel_what(k, inst) + ": running its graph loops as a host loop (no CUDA graph: " +
-                  s.message + ")");
+      log_warning(kernel_what(k, inst) +
+                  ": running its graph loops as a host loop (no CUDA graph: " + s.message + ")");
       slot->failed = true;
     }
     slot->conditions = c;

@@ -350,9 +350,9 @@ Status cuda_run(Kernel& k, Instance& inst, const void* const* args, qdrt_value* 
     const LoadedTask& t = (*tasks)[i];
     CUresult r = d->cuLaunchKernel(t.fn, t.grid, 1, 1, t.block, 1, 1, 0, stream, params, nullptr);
     if (r != CUDA_SUCCESS) {
-      Status s = call_error(*d, kernel_what(k, inst) + " task '" +
-                                    std::string(inst.tasks[i].name) + "'",
-                            "cuLaunchKernel", r);
+      Status s =
+          call_error(*d, kernel_what(k, inst) + " task '" + std::string(inst.tasks[i].name) + "'",
+                     "cuLaunchKernel", r);
       release();
       return s;
     }

@@ -59,8 +59,8 @@ struct Instance {
   uint64_t temps_size = 0;
   uint32_t result_dtype = QDRT_DTYPE_NONE;
   uint32_t result_size = 0;
-  bool prints = false;  // a task carries QDRT_LAUNCH_PRINTS: stdout is flushed after a launch
-  bool random = false;  // a task carries QDRT_LAUNCH_RANDOM: it draws from RandomStates
+  bool prints = false;       // a task carries QDRT_LAUNCH_PRINTS: stdout is flushed after a launch
+  bool random = false;       // a task carries QDRT_LAUNCH_RANDOM: it draws from RandomStates
   bool graph_loops = false;  // a task ends qd.graph.do_while loops (launch metadata version 5)
   uint32_t module_object = QDRT_NO_OBJECT;
   Instance* whole = nullptr;  // the "+whole" variant of the same instance, if built

@@ -20,8 +20,7 @@ static_assert(offsetof(cu::KernelNodeParams, shared_bytes) ==
               offsetof(CUDA_KERNEL_NODE_PARAMS_v1, sharedMemBytes));
 static_assert(offsetof(cu::KernelNodeParams, params) ==
               offsetof(CUDA_KERNEL_NODE_PARAMS_v1, kernelParams));
-static_assert(offsetof(cu::KernelNodeParams, extra) ==
-              offsetof(CUDA_KERNEL_NODE_PARAMS_v1, extra));
+static_assert(offsetof(cu::KernelNodeParams, extra) == offsetof(CUDA_KERNEL_NODE_PARAMS_v1, extra));
 
 static_assert(sizeof(cu::GraphNodeParams) == sizeof(CUgraphNodeParams));
 static_assert(offsetof(cu::GraphNodeParams, type) == offsetof(CUgraphNodeParams, type));

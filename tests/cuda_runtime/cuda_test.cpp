@@ -422,7 +422,9 @@ int run_graph_ptx(const std::string& ptxas, const std::string& dir) {
       }
       std::fclose(f);
     }
-    CHECK(elf.compare(0, 4, "\x7f" "ELF") == 0);
+    CHECK(elf.compare(0, 4,
+                      "\x7f"
+                      "ELF") == 0);
     CHECK_HAS(elf, "qdrt_graph_while_next");
     CHECK_HAS(elf, "qdrt_graph_while_arm");
     CHECK_HAS(elf, "cudaGraphSetConditional");
