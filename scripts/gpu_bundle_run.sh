@@ -21,7 +21,7 @@ cd "$here" || exit 1
 export QDRT_LIBRARY=$PWD/build/lib/libqdrt.so
 export LD_LIBRARY_PATH=$PWD/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 out=${QD_BUNDLE_OUT:-$(python3 -c 'import tempfile; print(tempfile.mkdtemp(prefix="qd-gpu-bundle-"))')}
-mkdir -p "$out" || exit 1
+python3 -c 'import os, sys; os.makedirs(sys.argv[1], exist_ok=True)' "$out" || exit 1
 table=$out/table.txt
 : >"$table"
 status=0
