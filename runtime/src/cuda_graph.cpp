@@ -164,7 +164,6 @@ struct GraphCache::Entry {
   std::mutex mutex;  // held by the launch that uses the entry (cuda_launch.cpp)
   CUcontext cctx = nullptr;
   CUstream stream = nullptr;
-  const Instance* inst = nullptr;
   const Conditions* conditions = nullptr;
   std::vector<GraphPlanNode> plan;
   bool failed = false;  // a build failed: the host loop from now on
@@ -249,7 +248,6 @@ GraphCache::Entry* GraphCache::entry(const Driver& d, const ContextScope& scope,
     slot = std::make_unique<Entry>();
     slot->cctx = scope.context();
     slot->stream = stream;
-    slot->inst = &inst;
     const Conditions* c = nullptr;
     Status s = conditions(d, scope.context(), c);
     if (s.ok()) {
