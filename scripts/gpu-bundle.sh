@@ -49,8 +49,9 @@ cp -r tests/diff/cases_spec "$out/tests/diff/cases_spec"
 cp tests/lib/skip_policy.py "$out/tests/lib/"
 cp scripts/gpu_bundle_run.sh "$out/run.sh"
 
-# The corpus for both targets. A kernel the CUDA target refuses (QD201: qd.random today) fails
-# that target's build (exit 1) and is left out of it: the run compares what was built.
+# The corpus for both targets. A kernel the CUDA target refuses (none today) fails that target's
+# build (exit 1) and is left out of it, listed in reference/not_built.txt: the run compares what
+# was built.
 build/bin/qdbuild build tests/diff/cases --root tests/diff/cases --store "$out/stores/corpus" \
   --target cpu --target cuda:sm_90 >"$out/reference/corpus_build.log" 2>&1 || true
 grep -E "^FAILED|error:" "$out/reference/corpus_build.log" >"$out/reference/not_built.txt" || true

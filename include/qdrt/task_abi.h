@@ -37,8 +37,8 @@
  * Random numbers (ctx->rand_states, ctx->worker, ABI 4): `qd.random(dtype)` draws from
  * rand_states[worker], Quadrants' generator (xorshift128, the output multiplied by 1000000007; f32
  * from the top 24 bits, f64 from the top 53 of two draws, high word first). `worker` is the index
- of
- * the thread running the call: 0 for serial tasks and for the launching thread, 1.. for the pool's
+ * of the thread running the call: 0 for serial tasks and for the launching thread, 1.. for the
+ pool's
  * workers, always below num_rand_states; no two threads draw from one state at once (the runtime
  * runs tasks that carry QDRT_LAUNCH_RANDOM on at most num_rand_states threads, one such launch at a
  * time). The states are the runtime's own (seeded as Quadrants seeds random_seed 0) or, through
@@ -74,6 +74,15 @@
  *   that older drivers take.
  *   Printing: the device vprintf (the CUDA driver writes its buffer to stdout when the launch is
  *   synchronized), the arguments packed as CUDA's printf packs them.
+ *   Random numbers (launch metadata version 6): every CUDA module defines the device global
+ *     qdrt_cuda_rand_states : qdrt_rand_state*      (the module ABI unit; null when loaded)
+ *   and a task that draws reads state blockIdx.x * blockDim.x + threadIdx.x of it (Quadrants'
+ *   linear_thread_idx; a serial task, <<<1, 1>>>, state 0). Before launching a task that carries
+ *   QDRT_LAUNCH_RANDOM the runtime points it at its device states: saturating_grid * 1024 of
+ *   them (Quadrants' num_rand_states), state i seeded as Quadrants seeds it, persisting across
+ *   launches; and it launches a drawing range task in Quadrants' grid, saturating_grid = SMs *
+ *   max blocks per SM * 2 blocks (CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR), so iteration
+ *   i runs on the thread, and draws from the state, Quadrants would use.
  *
  *   bundle   = qdrt_cuda_bundle_header qdrt_cuda_bundle_item[count] bytes
  *              each item's [offset, offset + size) lies inside the bundle (offsets from its start)
@@ -101,6 +110,10 @@
  *      follows. Kernels without graph loops keep writing version 4, which older runtimes read; a
  *      runtime that reads only versions up to 4 refuses a graph kernel's entry (it would run
  *      its loops once).
+ *   6 (launch metadata only): a CUDA task that draws qd.random (QDRT_LAUNCH_RANDOM) has version 6
+ *      and reads qdrt_cuda_rand_states ("CUDA modules" above); the layout is version 5's. A
+ *      runtime that reads only up to version 5 refuses its entry (it would launch the task with a
+ *      null state array). CPU tasks and CUDA tasks that do not draw keep version 4 or 5.
  */
 #ifndef QDRT_TASK_ABI_H
 #define QDRT_TASK_ABI_H
@@ -114,8 +127,11 @@ extern "C" {
 #define QDRT_TASK_ABI_VERSION 4u
 /* The oldest module and launch metadata version libqdrt runs. */
 #define QDRT_TASK_ABI_MIN_VERSION 1u
-/* The newest launch metadata version (5: graph loops, qdrt_task_loop_end). */
-#define QDRT_LAUNCH_METADATA_VERSION 5u
+/* The newest launch metadata version (5: graph loops, qdrt_task_loop_end; 6: CUDA tasks that draw
+ * qd.random). */
+#define QDRT_LAUNCH_METADATA_VERSION 6u
+/* The CUDA module's device global of generator states (version 6). */
+#define QDRT_CUDA_RAND_STATES_SYMBOL "qdrt_cuda_rand_states"
 /* The most loops one task may end (graph loops nested this deep end after one task at most). */
 #define QDRT_MAX_LOOP_ENDS 8u
 #define QDRT_MAX_NDIM 8u

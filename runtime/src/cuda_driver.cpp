@@ -185,6 +185,7 @@ Status ContextScope::enter(const Driver& d, const std::string& what) {
         {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, &info->max_threads_per_sm,
          "max threads per multiprocessor"},
         {CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, &pools, "memory pools"},
+        {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, &info->max_block_dim, "max block dim x"},
     };
     for (const Query& q : queries) {
       if (r = d.cuDeviceGetAttribute(q.out, q.attr, dev); r != CUDA_SUCCESS) {
@@ -192,10 +193,19 @@ Status ContextScope::enter(const Driver& d, const std::string& what) {
                           "cuDeviceGetAttribute", r);
       }
     }
+    // Resident blocks per SM: CUDA 11+ drivers report it; before that Quadrants assumes 16.
+    info->max_blocks_per_sm = 16;
+    if (d.version >= 11000 &&
+        d.cuDeviceGetAttribute(&info->max_blocks_per_sm,
+                               CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
+                               dev) != CUDA_SUCCESS) {
+      info->max_blocks_per_sm = 16;
+    }
     info->arch = static_cast<uint32_t>(major * 10 + minor);
     info->memory_pools = pools != 0 && d.cuMemAllocAsync != nullptr && d.cuMemFreeAsync != nullptr;
-    log_debug("CUDA device %d: sm_%u, %d SMs, %d threads/SM, memory pools %s", dev, info->arch,
-              info->sms, info->max_threads_per_sm, info->memory_pools ? "yes" : "no");
+    log_debug("CUDA device %d: sm_%u, %d SMs, %d threads/SM, %d blocks/SM, memory pools %s", dev,
+              info->arch, info->sms, info->max_threads_per_sm, info->max_blocks_per_sm,
+              info->memory_pools ? "yes" : "no");
     slot = std::move(info);
   }
   m_device = slot.get();

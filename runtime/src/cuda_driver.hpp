@@ -38,6 +38,8 @@ struct Device {
   uint32_t arch = 0;  // compute capability, 10 * major + minor (90 for sm_90)
   int sms = 0;
   int max_threads_per_sm = 0;
+  int max_blocks_per_sm = 0;  // resident blocks per SM (16 when the driver predates CUDA 11)
+  int max_block_dim = 0;      // threads per block in x
   bool memory_pools = false;  // cuMemAllocAsync usable
 };
 

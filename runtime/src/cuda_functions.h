@@ -64,10 +64,12 @@ struct GraphNodeParams {
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr CUresult CUDA_ERROR_STUB_LIBRARY = 34;
 
+inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X = 2;
 inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR = 39;
 inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR = 106;
 inline constexpr CUdevice_attribute CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115;
 
 inline constexpr int CU_GRAPH_NODE_TYPE_CONDITIONAL = 13;
@@ -101,6 +103,8 @@ inline constexpr CUjit_option CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
   QDRT_CUDA_FN(cuModuleUnload, "cuModuleUnload", CUresult, (CUmodule))                           \
   QDRT_CUDA_FN(cuModuleGetFunction, "cuModuleGetFunction", CUresult,                             \
                (CUfunction*, CUmodule, const char*))                                             \
+  QDRT_CUDA_FN(cuModuleGetGlobal, "cuModuleGetGlobal_v2", CUresult,                              \
+               (CUdeviceptr*, size_t*, CUmodule, const char*))                                   \
   QDRT_CUDA_FN(cuOccupancyMaxActiveBlocksPerMultiprocessor,                                      \
                "cuOccupancyMaxActiveBlocksPerMultiprocessor", CUresult,                          \
                (int*, CUfunction, int, size_t))                                                  \
@@ -113,6 +117,7 @@ inline constexpr CUjit_option CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
                (CUdeviceptr, unsigned char, size_t, CUstream))                                   \
   QDRT_CUDA_FN(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", CUresult,                              \
                (void*, CUdeviceptr, size_t, CUstream))                                           \
+  QDRT_CUDA_FN(cuMemcpyHtoD, "cuMemcpyHtoD_v2", CUresult, (CUdeviceptr, const void*, size_t))    \
   QDRT_CUDA_FN(cuStreamSynchronize, "cuStreamSynchronize", CUresult, (CUstream))                 \
   QDRT_CUDA_OPTIONAL_FN(cuMemAllocAsync, "cuMemAllocAsync", CUresult,                            \
                         (CUdeviceptr*, size_t, CUstream))                                        \

@@ -16,6 +16,7 @@
 #include "cuda_bundle.hpp"
 #include "cuda_driver.hpp"
 #include "cuda_graph.hpp"
+#include "cuda_random.hpp"
 #include "store.hpp"
 
 namespace qdrt {
@@ -86,6 +87,7 @@ struct CudaState {
   std::map<uint32_t, std::unique_ptr<Bundle>> bundles;         // by object
   std::map<std::pair<CUcontext, uint32_t>, CUmodule> modules;  // by ctx, object
   std::map<std::pair<CUcontext, const Instance*>, std::vector<LoadedTask>> tasks;
+  std::map<CUmodule, CUdeviceptr> random_pointed;  // qdrt_cuda_rand_states as set in the module
   std::unique_ptr<GraphCache> graphs = std::make_unique<GraphCache>();
 
   ~CudaState() {
@@ -212,6 +214,11 @@ Status tasks_of(const Driver& d, const ContextScope& scope, CudaState& state, co
       }
       lt.block = block;
       lt.grid = static_cast<unsigned>(std::max(1, dev.sms) * per_sm);
+      if ((t.launch.flags & QDRT_LAUNCH_RANDOM) != 0) {
+        // A task that draws: Quadrants' grid, so iteration i runs on (and draws from the state
+        // of) the thread it runs on in Quadrants (cuda_random.hpp).
+        lt.grid = random_geometry(dev).grid;
+      }
     }
     log_debug("%s: task %s grid %u x block %u", what.c_str(), name.c_str(), lt.grid, lt.block);
     tasks.push_back(lt);
@@ -275,9 +282,37 @@ Status cuda_run(Kernel& k, Instance& inst, const void* const* args, qdrt_value* 
   if (Status s = scope.enter(*d, kernel_what(k, inst)); !s.ok()) {
     return s;
   }
+  // A kernel that draws qd.random holds the states for the whole of its launch (task_abi.h): the
+  // launches that draw are enqueued one at a time.
+  std::unique_lock<std::mutex> random_lock;
+  if (inst.random) {
+    random_lock = std::unique_lock<std::mutex>(k.store->random().launch_mutex());
+  }
   const std::vector<LoadedTask>* tasks = nullptr;
   if (Status s = tasks_of(*d, scope, state, bundle, k, inst, tasks); !s.ok()) {
     return s;
+  }
+  if (inst.random) {
+    CUdeviceptr states = 0;
+    if (Status s = device_states(*d, scope, k.store->random(), kernel_what(k, inst), states);
+        !s.ok()) {
+      return s;
+    }
+    std::lock_guard<std::mutex> lock(state.mutex);
+    auto loaded = state.modules.find({scope.context(), inst.module_object});
+    if (loaded == state.modules.end() || loaded->second == nullptr) {
+      return Status::error(QDRT_ERROR_LOAD,
+                           kernel_what(k, inst) + ": its CUDA module is not loaded");
+    }
+    CUmodule module = loaded->second;
+    auto [it, fresh] = state.random_pointed.emplace(module, states);
+    if (fresh || it->second != states) {
+      if (Status s = point_module(*d, module, states, kernel_what(k, inst)); !s.ok()) {
+        state.random_pointed.erase(module);
+        return s;
+      }
+      it->second = states;
+    }
   }
   auto stream = static_cast<CUstream>(options.stream);
   const Device& dev = scope.device();

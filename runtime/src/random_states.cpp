@@ -35,9 +35,18 @@ void RandomStates::bind(qdrt_rand_state* states, uint32_t count) {
   m_bound_count = m_bound != nullptr ? count : 0;
 }
 
+RandomStates::~RandomStates() {
+  for (auto& [context, copy] : m_device) {
+    if (copy.ptr != 0 && m_release != nullptr) {
+      m_release(context, copy.ptr);
+    }
+  }
+}
+
 void RandomStates::seed(uint32_t seed) {
   std::lock_guard<std::mutex> lock(m_mutex);
   m_seed = seed;
+  ++m_generation;
   for (uint32_t i = 0; i < m_own.size(); ++i) {
     m_own[i] = initial(seed, i);
   }

@@ -1,10 +1,12 @@
 // The generator states compiled kernels draw qd.random from (task_abi.h "Random numbers"): the
 // store's own, seeded as Quadrants seeds them, or an array the caller binds (the bridge binds
-// Quadrants' own, so a kernel served from the store continues Quadrants' sequence). Shared by
-// every generation of a watched store; one launch that draws at a time.
+// Quadrants' own, so a kernel served from the store continues Quadrants' sequence); on CUDA, the
+// store's own states in each context's device memory (seeded alike, drawn from apart from the
+// CPU's). Shared by every generation of a watched store; one launch that draws at a time.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -31,10 +33,32 @@ public:
   // initialize_rand_state(state, seed * 1048391 + i)).
   static qdrt_rand_state initial(uint32_t seed, uint32_t i);
 
+  // The store's own states on a CUDA device: one copy per context, made and seeded by the CUDA
+  // launcher (cuda_random.hpp). Call these with launch_mutex() held.
+  struct DeviceCopy {
+    uint64_t ptr = 0;     // device address (CUdeviceptr), 0 until made
+    uint64_t count = 0;   // states
+    uint64_t seeded = 0;  // the seed generation its states were set for (0: never)
+  };
+  DeviceCopy& device_copy(void* context) { return m_device[context]; }
+  // Frees the device copies when these states go (set by the CUDA launcher).
+  void set_device_release(void (*release)(void* context, uint64_t ptr)) { m_release = release; }
+  uint32_t seed_value() const { return m_seed; }
+  // Bumped by every seed(): a device copy seeded for an older generation is re-seeded.
+  uint64_t seed_generation() const { return m_generation; }
+
+  RandomStates() = default;
+  RandomStates(const RandomStates&) = delete;
+  RandomStates& operator=(const RandomStates&) = delete;
+  ~RandomStates();
+
 private:
   std::mutex m_mutex;
   std::vector<qdrt_rand_state> m_own;
   uint32_t m_seed = 0;
+  uint64_t m_generation = 1;
+  std::map<void*, DeviceCopy> m_device;
+  void (*m_release)(void* context, uint64_t ptr) = nullptr;
   qdrt_rand_state* m_bound = nullptr;
   uint32_t m_bound_count = 0;
 };

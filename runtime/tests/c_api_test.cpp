@@ -364,7 +364,7 @@ void test_bad_store() {
   EXPECT_ERROR(qdrt_get_kernel(s, "rt.bad:metadata_size", &k), QDRT_ERROR_CORRUPT,
                "16 bytes of launch metadata");
   EXPECT_ERROR(qdrt_get_kernel(s, "rt.bad:metadata_version", &k), QDRT_ERROR_VERSION,
-               "launch metadata version 7", "reads versions 1 to 5");
+               "launch metadata version 7", "reads versions 1 to 6");
   for (const char* loop :
        {"rt.bad:loop_forward", "rt.bad:loop_flag_f32", "rt.bad:loop_flag_missing"}) {
     EXPECT_ERROR(qdrt_get_kernel(s, loop, &k), QDRT_ERROR_CORRUPT,

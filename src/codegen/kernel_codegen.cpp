@@ -211,15 +211,6 @@ KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t
                       " arguments (" + std::to_string(passed) +
                       ": parameters and dataclass members) is not supported in kernels");
   }
-  if (options.cuda) {
-    for (const ir::Task& t : k.tasks) {
-      if (const ir::Stmt* r = find_stmt(t, ir::StmtKind::random)) {
-        return refuse(r->line, r->col,
-                      "qd.random in a CUDA kernel is not supported yet (compiled kernels draw "
-                      "from Quadrants' generator states on the CPU only)");
-      }
-    }
-  }
   bool graph_loops = false;
   for (const ir::Task& t : k.tasks) {
     graph_loops = graph_loops || !t.loop_ends.empty();
@@ -231,8 +222,8 @@ KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t
   }
   qdrt_task_launch base{};
   // Launch metadata version 5 only where it is needed (task_abi.h): a kernel without graph loops
-  // stays readable by runtimes that read version 4.
-  base.abi_version = graph_loops ? QDRT_LAUNCH_METADATA_VERSION : QDRT_TASK_ABI_VERSION;
+  // stays readable by runtimes that read version 4. (A CUDA task that draws qd.random: 6, below.)
+  base.abi_version = graph_loops ? 5u : QDRT_TASK_ABI_VERSION;
   base.temps_size = k.temps_size;
   base.result_dtype = k.ret ? ir::qdrt_dtype(*k.ret) : QDRT_DTYPE_NONE;
   base.result_size = k.ret ? static_cast<uint32_t>(ir::byte_size(*k.ret)) : 0;
@@ -242,9 +233,16 @@ KernelCode generate_kernel(const sema::Analysis& analysis, size_t kernel, size_t
     tc.range = k.tasks[t].range;
     tc.unit = unit;
     tc.launch = base;
+    bool draws = find_stmt(k.tasks[t], ir::StmtKind::random) != nullptr;
     tc.launch.flags = (contains_return(k.tasks[t]) ? QDRT_LAUNCH_WRITES_RESULT : 0) |
                       (find_stmt(k.tasks[t], ir::StmtKind::print) ? QDRT_LAUNCH_PRINTS : 0) |
-                      (find_stmt(k.tasks[t], ir::StmtKind::random) ? QDRT_LAUNCH_RANDOM : 0);
+                      (draws ? QDRT_LAUNCH_RANDOM : 0);
+    if (options.cuda && draws) {
+      // Version 6 (task_abi.h): the runtime must point the module's qdrt_cuda_rand_states at its
+      // device states and launch the task in Quadrants' grid; a runtime that reads only up to
+      // version 5 refuses the entry instead of launching it with a null state array.
+      tc.launch.abi_version = QDRT_LAUNCH_METADATA_VERSION;
+    }
     if (k.tasks[t].range && k.tasks[t].loop->block_dim > 0) {
       tc.launch.block_dim =
           static_cast<uint32_t>(k.tasks[t].loop->block_dim);  // CUDA threads/block

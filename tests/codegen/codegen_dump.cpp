@@ -6,10 +6,13 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codegen/kernel_codegen.hpp"
 #include "sema/analysis.hpp"
+
+#include <qdrt/task_abi.h>
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -71,12 +74,22 @@ int main(int argc, char** argv) {
         std::printf("whole-kernel: %s\n", code.whole_reason.c_str());
       }
       for (const qd::codegen::TaskCode& t : code.tasks) {
+        // The launch metadata where it is not the default: its version and flags.
+        std::string meta;
+        if (t.launch.block_dim > 0) {
+          meta += " block_dim " + std::to_string(t.launch.block_dim);
+        }
+        if (t.launch.abi_version != QDRT_TASK_ABI_VERSION) {
+          meta += " metadata v" + std::to_string(t.launch.abi_version);
+        }
+        for (auto [flag, name] :
+             {std::pair{QDRT_LAUNCH_WRITES_RESULT, " result"},
+              std::pair{QDRT_LAUNCH_PRINTS, " prints"}, std::pair{QDRT_LAUNCH_RANDOM, " random"}}) {
+          meta += (t.launch.flags & flag) != 0 ? name : "";
+        }
         std::printf("task %s %s unit %zu temps %llu%s: %s\n", t.symbol.c_str(),
                     t.range ? "range" : "serial", t.unit,
-                    static_cast<unsigned long long>(t.launch.temps_size),
-                    t.launch.block_dim > 0
-                        ? (" block_dim " + std::to_string(t.launch.block_dim)).c_str()
-                        : "",
+                    static_cast<unsigned long long>(t.launch.temps_size), meta.c_str(),
                     t.label.c_str());
       }
       if (cpp) {

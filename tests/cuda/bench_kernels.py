@@ -1,6 +1,7 @@
 """Kernels for the device bundle's benchmarks (scripts/gpu-bundle.sh), compiled by qdbuild for
-cuda:sm_90: bandwidth-bound ones timed against a device-to-device copy of the same bytes, and a
-graph kernel timed as a CUDA graph against the runtime's host loop."""
+cuda:sm_90: bandwidth-bound ones timed against a device-to-device copy of the same bytes, a graph
+kernel timed as a CUDA graph against the runtime's host loop, and qd.random's draws checked
+against a model of Quadrants' generator."""
 import quadrants as qd
 
 
@@ -25,3 +26,20 @@ def relax(counter: qd.types.NDArray[qd.i32, 0], x: qd.types.ndarray(dtype=qd.f32
         for i in range(x.shape[0]):
             x[i] = x[i] * 0.5 + 1.0
         counter[()] = counter[()] - 1
+
+
+@qd.kernel
+def draw(u: qd.types.ndarray(dtype=qd.u32, ndim=1), f: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+    """qd.random in a parallel loop: on CUDA iteration i runs on thread i of Quadrants' grid and
+    draws from state i (checked against Python's model of Quadrants' generator)."""
+    for i in range(u.shape[0]):
+        u[i] = qd.random(qd.u32)
+        f[i] = qd.random(qd.f32)
+
+
+@qd.kernel
+def draw_serial(u: qd.types.ndarray(dtype=qd.u64, ndim=1)):
+    """qd.random in serial code: state 0 (thread 0 of a <<<1, 1>>> launch on CUDA)."""
+    qd.loop_config(serialize=True)
+    for i in range(u.shape[0]):
+        u[i] = qd.random(qd.u64)

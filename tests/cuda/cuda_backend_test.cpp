@@ -61,6 +61,21 @@ bool contains(const std::string& s, const std::string& what) {
   return s.find(what) != std::string::npos;
 }
 
+// qd.random on CUDA: thread i's state in qdrt_cuda_rand_states, which the module ABI unit defines.
+const char* const k_draw = R"(#include "qd_prelude.hpp"
+
+QD_TASK void qd_draw(qdrt_cuda_context ctx_) {
+  const qdrt_cuda_context* ctx = &ctx_;
+  qd::f32* y = qd::array_data<qd::f32>(qd::arg_array(ctx, 0));
+  qd::u64* z = qd::array_data<qd::u64>(qd::arg_array(ctx, 1));
+  const qd::i64 n = qd::arg_array(ctx, 0)->shape[0];
+  for (qd::i64 i = qd::thread_index(); i < n; i += qd::thread_stride()) {
+    y[i] = qd::rand_f32(ctx);
+    z[i] = qd::rand_u64(ctx);
+  }
+}
+)";
+
 std::string messages(const std::vector<Diagnostic>& diags) {
   std::string out;
   for (const Diagnostic& d : diags) {
@@ -277,6 +292,59 @@ TEST_CASE("cuda: targets, keys and error paths") {
   std::string error;
   CHECK(merge_ptx_units({".version 8.5\n.target sm_90\n", ".version 7.8\n.target sm_90\n"}, error)
             .empty());
+}
+
+TEST_CASE("cuda: a task that draws reads qdrt_cuda_rand_states, which the module defines once") {
+  TaskPtx draw = compile_ok(k_draw);
+  // The unit declares the states; the module ABI unit defines them (null until the runtime sets
+  // them, task_abi.h "Random numbers").
+  CHECK(contains(draw.ptx, ".extern .global .align 8 .b64 qdrt_cuda_rand_states;"));
+  TaskPtx abi = compile_ok(module_abi_unit().source.c_str());
+  CHECK(contains(abi.ptx, ".visible .global .align 8 .u64 qdrt_cuda_rand_states;"));
+  CHECK(contains(abi.ptx, ".visible .global .align 4 .u32 qdrt_module_abi_version = 4;"));
+  // The draw: Quadrants' xorshift128 step and the prime.
+  CHECK(contains(draw.ptx, "1000000007"));
+
+  // Merged: one definition before every unit's code, and no .extern (ptxas warns on an .extern
+  // it cannot resolve and reads it as a second definition).
+  std::vector<std::string> ptx = {draw.ptx, compile_ok(k_saxpy).ptx, abi.ptx};
+  std::string error;
+  std::string merged = merge_ptx_units(ptx, error);
+  REQUIRE(error.empty());
+  CHECK_FALSE(contains(merged, ".extern .global"));
+  CHECK(merged.find("qdrt_cuda_rand_states;") == merged.rfind("qdrt_cuda_rand_states;"));
+  CHECK(merged.find("qdrt_cuda_rand_states;") < merged.find("[qdrt_cuda_rand_states]"));
+  for (const char* linker : {"", "ptxas"}) {
+    if (*linker != 0) {
+      setenv("QDBUILD_CUDA_LINKER", linker, 1);
+    }
+    CudaModule m = link_cuda_module(ptx, 90);
+    unsetenv("QDBUILD_CUDA_LINKER");
+    INFO(messages(m.diagnostics));
+    REQUIRE(m.ok);
+    CHECK(m.diagnostics.empty());  // no warning either
+    std::vector<CudaBundleItem> items;
+    REQUIRE(parse_cuda_bundle(m.bundle, items, error));
+    cuda_test::ElfInfo elf = parse_elf(items[0].bytes);
+    REQUIRE(elf.ok);
+    for (const char* sym : {"qd_draw", "qd_saxpy", "qdrt_cuda_rand_states"}) {
+      CHECK_MESSAGE(std::count(elf.symbols.begin(), elf.symbols.end(), sym) == 1, sym);
+    }
+  }
+  // An .extern no unit defines stays (the linker reports it), and a definition elsewhere in a
+  // line's text does not count.
+  std::string kept = merge_ptx_units(
+      {".version 8.5\n.target sm_90\n.address_size 64\n.extern .global .align 8 .u64 other;\n",
+       ".version 8.5\n.target sm_90\n.address_size 64\n.visible .global .align 4 .b8 "
+       "table[8] = {1, 2, 3, 4, 5, 6, 7, 8};\n// other;\n"},
+      error);
+  CHECK(contains(kept, ".extern .global .align 8 .u64 other;"));
+  CHECK(merge_ptx_units({".version 8.5\n.target sm_90\n.address_size 64\n.extern .global .u32 "
+                         "table[8];\n",
+                         ".version 8.5\n.target sm_90\n.address_size 64\n.global .u32 "
+                         "table[8];\n"},
+                        error)
+            .find(".extern") == std::string::npos);
 }
 
 }  // namespace qd::backend

@@ -2,8 +2,9 @@
 """The device bundle without a GPU (docs/cuda.md "The device bundle"): scripts/gpu-bundle.sh
 makes build/gpu-bundle (at most 56 MiB); a copy in an empty directory, run with nothing but bash
 and python3 on PATH and no other environment (no build tree, no LLVM, no CUDA library path),
-passes its CPU-side self checks and stops at the GPU probe with exit 125. With one reference
-output changed, the CPU-side check fails (exit 1) and names the case.
+passes its CPU-side self checks (qd.random's draws among them) and stops at the GPU probe with
+exit 125; every corpus case was built for cuda:sm_90. With one reference output changed, the
+CPU-side check fails (exit 1) and names the case.
 
 Usage: test_gpu_bundle.py    Exit: 0 all passed; 1 a failure.
 """
@@ -43,6 +44,9 @@ def main():
     print(p.stdout[-1500:], p.stderr[-1500:])
     if not check(p.returncode == 0, f"scripts/gpu-bundle.sh exits 0 (exit {p.returncode})"):
         return CHECKS.finish()
+    not_built = (ROOT / "build" / "gpu-bundle" / "reference" / "not_built.txt").read_text()
+    check(not_built == "", "every corpus case built for cuda:sm_90 (reference/not_built.txt "
+          f"empty): {not_built[:500]}")
     size = sum(f.stat().st_size for f in (ROOT / "build" / "gpu-bundle").rglob("*") if f.is_file())
     check(size <= 56 * 1024 * 1024, f"the bundle is at most 56 MiB ({size} bytes)")
     with CHECKS.workdir("qd-gpu-bundle-") as tmp:
@@ -55,6 +59,8 @@ def main():
         n = len(ref["cases"])
         check(n >= 150 and f"{n}/{n} cases the same" in r.stdout,
               f"the CPU-side check ran every recorded case ({n}) and all matched")
+        check("qd.random (this CPU, one state)" in r.stdout and "4006 draws, 0 wrong" in r.stdout,
+              "the CPU-side check drew qd.random as the model of Quadrants' generator does")
         # One recorded output changed: the check must fail and name the case.
         name = sorted(ref["cases"])[0]
         snap = ref["cases"][name]

@@ -2,7 +2,9 @@
 // scripts/sanitize.sh). Linked with libqdrt's objects, so it reaches the internals too.
 //   qdrt_cuda_test units               bundle parsing (every truncation, damaged headers and
 //                                      items), image choice per arch, qdrt_cuda_context packing,
-//                                      a graph kernel's plan (its loops as nested WHILE nodes)
+//                                      a graph kernel's plan (its loops as nested WHILE nodes),
+//                                      qd.random's grid and device states (Quadrants' geometry
+//                                      and seeding)
 //   qdrt_cuda_test driver TEXT         qdrt_cuda_init fails with TEXT in the message (run with
 //                                      QDRT_CUDA_LIBRARY=/nonexistent or the toolkit's stub)
 //   qdrt_cuda_test graph-ptx PTXAS DIR the graph condition kernels' PTX, assembled by PTXAS for
@@ -21,6 +23,7 @@
 #include "cuda_bundle.hpp"
 #include "cuda_graph.hpp"
 #include "cuda_launch.hpp"
+#include "cuda_random.hpp"
 #include "qdrt/qdrt.h"
 #include "store.hpp"
 
@@ -286,10 +289,42 @@ void test_graph_plan() {
   CHECK_HAS(s.message, "a graph loop ending after task 0 starts after it");
 }
 
+void test_random_geometry() {
+  using qdrt::cuda::random_geometry;
+  // An H200: 132 SMs, 32 resident blocks per SM, 1024 threads per block: Quadrants'
+  // saturating_grid_dim 132 * 32 * 2 and num_rand_states that * 1024 (165 MiB of states).
+  qdrt::cuda::Device h200;
+  h200.sms = 132;
+  h200.max_blocks_per_sm = 32;
+  h200.max_block_dim = 1024;
+  qdrt::cuda::RandomGeometry g = random_geometry(h200);
+  CHECK(g.grid == 8448);
+  CHECK(g.states == 8650752);
+  // A driver before CUDA 11 (16 blocks per SM assumed) on 20 SMs.
+  qdrt::cuda::Device old;
+  old.sms = 20;
+  old.max_blocks_per_sm = 16;
+  old.max_block_dim = 1024;
+  CHECK(random_geometry(old).grid == 640);
+  CHECK(random_geometry(old).states == 655360);
+  // The states a chunk is seeded with, from any first index, are RandomStates::initial's:
+  // x = 123456789 * (seed * 1048391 + i) * 1000000007 (mod 2^32), y z w Quadrants' constants.
+  std::vector<qdrt_rand_state> chunk(3);
+  qdrt::cuda::initial_states(0, 0, chunk);
+  CHECK(chunk[0].x == 0u && chunk[0].y == 362436069u && chunk[0].z == 521288629u &&
+        chunk[0].w == 88675123u && chunk[0].lock == 0);
+  CHECK(chunk[1].x == static_cast<uint32_t>(123456789ull * 1000000007ull));
+  qdrt::cuda::initial_states(7, (uint64_t{1} << 20) + 5, chunk);
+  uint32_t n = 7u * 1048391u + (1u << 20) + 6u;
+  CHECK(chunk[1].x == 123456789u * n * 1000000007u);
+  CHECK(chunk[2].x == qdrt::RandomStates::initial(7, (1u << 20) + 7).x);
+}
+
 int run_units() {
   test_bundles();
   test_pack();
   test_graph_plan();
+  test_random_geometry();
   return g_failures;
 }
 

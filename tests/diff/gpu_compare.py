@@ -14,8 +14,10 @@
                                                   (tests/cuda/bench_kernels.py) on 2^28 floats
                                                   against a device-to-device cuMemcpy, the graph
                                                   kernel `relax` as a CUDA graph against the host
-                                                  loop (QDRT_CUDA_GRAPHS=0); --cpu: the same
-                                                  kernels' results on the CPU (small arrays)
+                                                  loop (QDRT_CUDA_GRAPHS=0), qd.random's draws
+                                                  against a model of Quadrants' generator; --cpu:
+                                                  the same kernels' results on the CPU (small
+                                                  arrays)
   gpu_compare.py --cpu-record STORE OUT           every case on the CPU, its outputs to OUT (JSON)
   gpu_compare.py --cpu-check STORE REF            every case on the CPU against REF: the same
                                                   outputs (the device bundle's CPU-side check,
@@ -289,6 +291,83 @@ def graph_kernel(cuda, store, table):
     return ok
 
 
+def quadrants_draws(seed, i, count):
+    """The first `count` u32 outputs of Quadrants' generator state i for random_seed `seed`
+    (its runtime.cpp initialize_rand_state and rand_u32: xorshift128, times 1000000007)."""
+    m = 0xFFFFFFFF
+    x = (123456789 * ((seed * 1048391 + i) & m) * 1000000007) & m
+    y, z, w = 362436069, 521288629, 88675123
+    out = []
+    for _ in range(count):
+        t = (x ^ (x << 11)) & m
+        x, y, z = y, z, w
+        w = (w ^ (w >> 19)) ^ (t ^ (t >> 8))
+        out.append((w * 1000000007) & m)
+    return out
+
+
+def random_draws(store, table, cuda=None):
+    """bench_kernels.draw and draw_serial against quadrants_draws. On the GPU (cuda given), the
+    store's own device states for random_seed 0: iteration i of the parallel loop draws from
+    state i (two launches: the states persist between them), the serial loop from state 0. On
+    the CPU, one bound state: every draw from it, in iteration order (the model against the
+    compiled generator itself)."""
+    import array
+    draw, serial = store.kernel("bench_kernels:draw"), store.kernel("bench_kernels:draw_serial")
+
+    def f32(d):
+        return (d >> 8) * (1.0 / 16777216.0)
+
+    def u64(hi, lo):
+        return (hi << 32) + lo
+
+    want_u, want_f, want_s = [], [], []
+    if cuda is None:
+        n = 1000
+        seq = quadrants_draws(0, 0, 4 * n + 6)
+        for launch in range(2):
+            base = 2 * n * launch
+            want_u.append([seq[base + 2 * i] for i in range(n)])
+            want_f.append([f32(seq[base + 2 * i + 1]) for i in range(n)])
+        want_s = [u64(seq[4 * n + 2 * k], seq[4 * n + 2 * k + 1]) for k in range(3)]
+        state = (ctypes.c_uint32 * 5)(0, 362436069, 521288629, 88675123, 0)
+        store.bind_random_states(ctypes.addressof(state), 1)
+    else:
+        n = 4096  # one iteration per thread in any GPU's grid (SMs * blocks per SM * 2 * 128)
+        seqs = [quadrants_draws(0, i, 10 if i == 0 else 4) for i in range(n)]
+        for launch in range(2):
+            want_u.append([seqs[i][2 * launch] for i in range(n)])
+            want_f.append([f32(seqs[i][2 * launch + 1]) for i in range(n)])
+        want_s = [u64(seqs[0][4 + 2 * k], seqs[0][5 + 2 * k]) for k in range(3)]
+    wrong = 0
+    try:
+        for launch in range(2):
+            u, f = array.array("I", bytes(4 * n)), array.array("f", bytes(4 * n))
+            if cuda is None:
+                draw(u, f, device="cpu")
+            else:
+                du, df = DeviceArray(cuda, u, "u32", (n,)), DeviceArray(cuda, f, "f32", (n,))
+                draw(du, df, device="cuda")
+                du.copy_back()
+                df.copy_back()
+            wrong += sum(1 for i in range(n) if u[i] != want_u[launch][i] or
+                         f[i] != want_f[launch][i])
+        v = array.array("Q", bytes(24))
+        if cuda is None:
+            serial(v, device="cpu")
+        else:
+            dv = DeviceArray(cuda, v, "u64", (3,))
+            serial(dv, device="cuda")
+            dv.copy_back()
+        wrong += sum(1 for k in range(3) if v[k] != want_s[k])
+    finally:
+        if cuda is None:
+            store.bind_random_states(0, 0)
+    where = "this CPU, one state" if cuda is None else "GPU, state per thread"
+    row(table, "qd.random (%s)" % where, "%d draws, %d wrong" % (4 * n + 6, wrong), wrong == 0)
+    return wrong == 0
+
+
 def bandwidth(store_dir, table, cpu_only):
     """qdbuild's own bandwidth-bound kernels against the copy engine's bandwidth, its graph
     kernel as a CUDA graph against the host loop."""
@@ -310,7 +389,8 @@ def bandwidth(store_dir, table, cpu_only):
         want = relaxed(x0, 40)
         bad += sum(1 for i in range(1000) if rx[i] != want[i]) + (counter[0] != 0)
         row(table, "bench kernels on this CPU", "1000 elements, %d wrong" % bad, bad == 0)
-        return 0 if bad == 0 else 1
+        drawn = random_draws(store, table)
+        return 0 if bad == 0 and drawn else 1
     cuda = Cuda()
     nbytes, (a, b, c), copy_ms, copy_gbs = copy_baseline(cuda)
     ra, rb = RawF32(a, nbytes // 4), RawF32(b, nbytes // 4)
@@ -329,6 +409,7 @@ def bandwidth(store_dir, table, cpu_only):
     for p in (a, b, c):
         cuda.free(p)
     ok &= graph_kernel(cuda, store, table)
+    ok &= random_draws(store, table, cuda)
     return 0 if ok else 1
 
 

@@ -23,6 +23,7 @@ import quadrants as qd
 sys.path.insert(0, sys.argv.pop(1))
 import qdrt
 from qdrt import bridge
+QDBUILD = sys.argv.pop(1)
 
 qd.init(arch=qd.cpu, offline_cache=False, cpu_max_num_threads=1)
 prog = qd.lang.impl.get_runtime().prog
@@ -245,6 +246,34 @@ class Getters(unittest.TestCase):
                                                  "random_seed 0"):
             qr.locate(1, 0)
 
+    def test_random_on_cuda_falls_back(self):
+        # A kernel that draws, built for CUDA: on CUDA the bridge leaves it to Quadrants (its
+        # device states are out of reach), naming why.
+        import importlib, shutil, subprocess, tempfile
+        src = tempfile.mkdtemp(prefix="qd-units-cuda-random-")
+        with open(src + "/units_cuda_draw.py", "w") as f:
+            f.write("import quadrants as qd\n\n@qd.kernel\ndef draw(a: qd.types.NDArray["
+                    "qd.u32, 1]) -> None:\n    for i in range(a.shape[0]):\n"
+                    "        a[i] = qd.random(qd.u32)\n")
+        store = src + "/store"
+        subprocess.run([QDBUILD, "build", src + "/units_cuda_draw.py", "--root", src, "--store",
+                        store, "--target", "cpu", "--target", "cuda:sm_90"], check=True,
+                       stdout=subprocess.DEVNULL)
+        sys.path.insert(0, src)
+        kernel = importlib.import_module("units_cuda_draw").draw._primal
+        a = qd.ndarray(qd.u32, shape=(4,))
+        b = bridge._Bridge(store, None)
+        self.assertTrue(b.open().kernel("units_cuda_draw:draw").draws_random(0))
+        arch = bridge._arch
+        try:
+            bridge._arch = lambda: "cuda"
+            with self.assertRaisesRegex(bridge._Fallback, "qd.random on CUDA: Quadrants keeps "
+                                        "its generator states in device memory"):
+                b.make_plan(kernel, (a,))
+        finally:
+            bridge._arch = arch
+        shutil.rmtree(src)
+
     def test_field_address_after_a_destroyed_tree(self):
         # Quadrants gives a destroyed SNode tree's id to the next tree; its buffer is elsewhere.
         import ctypes
@@ -398,13 +427,15 @@ unittest.main(argv=["test_bridge_units"], verbosity=2)
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--python", default=os.path.join(ROOT, "build", "venv", "bin", "python"))
+    ap.add_argument("--qdbuild", default=os.path.join(ROOT, "build", "bin", "qdbuild"))
     opts = ap.parse_args()
     sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
     import skip_policy
 
     if not os.path.exists(opts.python):
         skip_policy.skip("no-quadrants-venv", "the bridge units need the real Quadrants")
-    p = subprocess.run([opts.python, "-c", INNER, os.path.join(ROOT, "runtime", "python")],
+    p = subprocess.run([opts.python, "-c", INNER, os.path.join(ROOT, "runtime", "python"),
+                        opts.qdbuild],
                        env={k: v for k, v in os.environ.items()
                             if k not in ("QDRT_STORE", "QDRT_RECORD")})
     return 0 if p.returncode == 0 else 1

@@ -443,6 +443,12 @@ class _Bridge:
                 built, desc, texts) + " (record it and build again)")
         if arch == "cpu" and k.draws_random(idx):
             self.bind_random()
+        elif k.draws_random(idx):
+            # The store's device states would restart Quadrants' sequence: the same numbers
+            # again in the kernels Quadrants still runs.
+            raise _Fallback("qd.random on CUDA: Quadrants keeps its generator states in device "
+                            "memory it does not expose, so a served call cannot continue "
+                            "Quadrants' sequence")
         position = {m.name: i for i, m in enumerate(metas)}
         templates = {m.name for m in metas if describe.annotation_kind(m.annotation) == "template"}
         entries = []  # (getter, position read or None, fixed)

@@ -22,9 +22,23 @@
 
 // Defines the module's ABI version symbol (task_abi.h). Exactly one TU of a module uses it; the
 // backend provides that TU (qd::backend::module_abi_unit()).
+#if defined(__NVPTX__)
+#define QD_MODULE_ABI_VERSION()                                                                    \
+  extern "C" __attribute__((visibility("default"))) qdrt_rand_state* qdrt_cuda_rand_states =       \
+      nullptr;                                                                                     \
+  extern "C" __attribute__((visibility("default"))) const uint32_t qdrt_module_abi_version =       \
+      QDRT_TASK_ABI_VERSION
+#else
 #define QD_MODULE_ABI_VERSION()                                                                    \
   extern "C" __attribute__((visibility("default"))) const uint32_t qdrt_module_abi_version =       \
       QDRT_TASK_ABI_VERSION
+#endif
+
+#if defined(__NVPTX__)
+// The generator states of qd.random on CUDA (task_abi.h "Random numbers"): a device global the
+// module ABI unit defines and the runtime points at its states after loading the module.
+extern "C" qdrt_rand_state* qdrt_cuda_rand_states;
+#endif
 
 // The CUDA kernel parameter (task_abi.h "CUDA modules", ABI 3): the first bytes of a
 // qdrt_cuda_context, N = max(1, passed) argument slots; tasks read it as a qdrt_cuda_context.
@@ -547,10 +561,10 @@ template <class T> inline T atomic_cas(T* p, T expected, T desired) {
 
 // --- random numbers (task_abi.h "Random numbers") ---------------------------------------------
 // Quadrants' generator, step for step (its runtime.cpp rand_u32 ... rand_f64): xorshift128 on the
-// calling thread's state, the output multiplied by the prime 1000000007. CPU only (kernel_codegen
-// refuses qd.random for CUDA).
-inline u32 rand_u32(const qdrt_launch_context* ctx) {
-  qdrt_rand_state* s = &ctx->rand_states[ctx->worker];
+// calling thread's state, the output multiplied by the prime 1000000007. The state: CPU, the
+// worker's (ctx->worker); CUDA, the thread's linear index in the grid (blockIdx.x * blockDim.x +
+// threadIdx.x, Quadrants' linear_thread_idx) in qdrt_cuda_rand_states.
+inline u32 rand_next(qdrt_rand_state* s) {
   u32 t = s->x ^ (s->x << 11);
   s->x = s->y;
   s->y = s->z;
@@ -558,19 +572,27 @@ inline u32 rand_u32(const qdrt_launch_context* ctx) {
   s->w = (s->w ^ (s->w >> 19)) ^ (t ^ (t >> 8));
   return s->w * 1000000007u;
 }
-inline u64 rand_u64(const qdrt_launch_context* ctx) {
+inline u32 rand_u32(const qdrt_launch_context* ctx) {
+  return rand_next(&ctx->rand_states[ctx->worker]);
+}
+#if defined(__NVPTX__)
+inline u32 rand_u32(const qdrt_cuda_context*) {
+  return rand_next(&qdrt_cuda_rand_states[thread_index()]);
+}
+#endif
+template <class C> inline u64 rand_u64(const C* ctx) {
   u64 high = rand_u32(ctx);  // drawn first, as Quadrants' ((u64)rand_u32() << 32) + rand_u32()
   u64 low = rand_u32(ctx);
   return (high << 32) + low;
 }
-inline f32 rand_f32(const qdrt_launch_context* ctx) {
+template <class C> inline f32 rand_f32(const C* ctx) {
   return static_cast<f32>(rand_u32(ctx) >> 8) * (1.0f / 16777216.0f);
 }
-inline f64 rand_f64(const qdrt_launch_context* ctx) {
+template <class C> inline f64 rand_f64(const C* ctx) {
   return static_cast<f64>(rand_u64(ctx) >> 11) * (1.0 / 9007199254740992.0);
 }
-inline i32 rand_i32(const qdrt_launch_context* ctx) { return static_cast<i32>(rand_u32(ctx)); }
-inline i64 rand_i64(const qdrt_launch_context* ctx) { return static_cast<i64>(rand_u64(ctx)); }
+template <class C> inline i32 rand_i32(const C* ctx) { return static_cast<i32>(rand_u32(ctx)); }
+template <class C> inline i64 rand_i64(const C* ctx) { return static_cast<i64>(rand_u64(ctx)); }
 
 // --- print (task_abi.h "Printing") ------------------------------------------------------------
 // The arguments arrive promoted as C varargs are (f64, i32 for narrow types, long long ...).
