@@ -1,13 +1,25 @@
 #include "common.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 namespace qdrt {
+
+double half_to_double(uint16_t h) {
+  int exp = (h >> 10) & 0x1f;
+  int mant = h & 0x3ff;
+  double v = exp == 0    ? std::ldexp(mant, -24)
+             : exp == 31 ? (mant != 0 ? std::numeric_limits<double>::quiet_NaN()
+                                      : std::numeric_limits<double>::infinity())
+                         : std::ldexp(mant + 1024, exp - 25);
+  return (h & 0x8000) != 0 ? -v : v;
+}
 
 const char* dtype_name(uint32_t dtype) {
   switch (dtype) {

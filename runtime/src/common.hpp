@@ -24,6 +24,8 @@ const char* dtype_name(uint32_t dtype);
 uint32_t dtype_size(uint32_t dtype);
 bool dtype_is_float(uint32_t dtype);
 bool dtype_is_signed(uint32_t dtype);
+// An IEEE binary16 value (its bits) as a double: exact, NaN and infinities kept.
+double half_to_double(uint16_t h);
 
 // Logging on stderr: warnings always ("qdrt: warning: ..."), debug lines when QDRT_LOG=debug.
 bool debug_enabled();

@@ -35,16 +35,6 @@ struct Bundle {
   std::vector<BundleImage> images;
 };
 
-double half_to_double(uint16_t h) {
-  int exp = (h >> 10) & 0x1f;
-  int mant = h & 0x3ff;
-  double v = exp == 0    ? std::ldexp(mant, -24)
-             : exp == 31 ? (mant != 0 ? std::numeric_limits<double>::quiet_NaN()
-                                      : std::numeric_limits<double>::infinity())
-                         : std::ldexp(mant + 1024, exp - 25);
-  return (h & 0x8000) != 0 ? -v : v;
-}
-
 // The return value in `res` (result_size bytes of dtype `d`) as a qdrt_value.
 void decode_result(uint32_t d, const unsigned char* res, qdrt_value* out) {
   *out = qdrt_value{};

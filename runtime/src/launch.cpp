@@ -106,21 +106,6 @@ uint16_t float_to_half(float value) {
   return static_cast<uint16_t>(sign | half);
 }
 
-double half_to_double(uint16_t h) {
-  int exp = (h >> 10) & 0x1f;
-  int mant = h & 0x3ff;
-  double v;
-  if (exp == 0) {
-    v = std::ldexp(mant, -24);
-  } else if (exp == 31) {
-    v = mant != 0 ? std::numeric_limits<double>::quiet_NaN()
-                  : std::numeric_limits<double>::infinity();
-  } else {
-    v = std::ldexp(mant + 1024, exp - 25);
-  }
-  return (h & 0x8000) != 0 ? -v : v;
-}
-
 std::string type_text(const qdrt_index_argument& a) {
   if (a.kind == QDRT_ARG_TEMPLATE) {
     return "template";

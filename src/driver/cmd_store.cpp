@@ -93,7 +93,7 @@ std::string time_text(int64_t t) {
   return buf;
 }
 
-void print_json(const Json& j) {
+void print_json_indented(const Json& j) {
   std::string text = j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
   std::fwrite(text.data(), 1, text.size(), stdout);
 }
@@ -142,7 +142,7 @@ ExitStatus run_stats(store::Backend& st, bool json, size_t recent) {
                    {"recent", build_stats_json(last, recent_n)},
                    {"total", build_stats_json(total, records.size())}};
     j["problems"] = s.problems;
-    print_json(j);
+    print_json_indented(j);
   } else {
     std::printf("store:          %s\n", st.describe().c_str());
     std::printf("objects:        %zu (%zu unreferenced, %s)\n", s.objects, s.unreferenced_objects,
@@ -183,11 +183,11 @@ ExitStatus run_stats(store::Backend& st, bool json, size_t recent) {
 ExitStatus run_verify(store::Backend& st, bool json) {
   store::VerifyReport r = store::verify_store(st);
   if (json) {
-    print_json(Json{{"store", st.describe()},
-                    {"objects_checked", r.objects_checked},
-                    {"entries_checked", r.entries_checked},
-                    {"damage", r.damage},
-                    {"notes", r.notes}});
+    print_json_indented(Json{{"store", st.describe()},
+                             {"objects_checked", r.objects_checked},
+                             {"entries_checked", r.entries_checked},
+                             {"damage", r.damage},
+                             {"notes", r.notes}});
   } else {
     for (const std::string& n : r.notes) {
       std::fprintf(stderr, "qdbuild: note: %s\n", n.c_str());
@@ -215,16 +215,16 @@ ExitStatus run_gc(store::Backend& st, const store::GcOptions& options, bool json
   }
   uint64_t after = r->bytes_before - r->bytes_removed;
   if (json) {
-    print_json(Json{{"store", st.describe()},
-                    {"dry_run", options.dry_run},
-                    {"entries_before", r->entries_before},
-                    {"entries_evicted", r->entries_evicted},
-                    {"objects_before", r->objects_before},
-                    {"objects_removed", r->objects_removed},
-                    {"bytes_before", r->bytes_before},
-                    {"bytes_removed", r->bytes_removed},
-                    {"bytes_after", after},
-                    {"temps_removed", r->temps_removed}});
+    print_json_indented(Json{{"store", st.describe()},
+                             {"dry_run", options.dry_run},
+                             {"entries_before", r->entries_before},
+                             {"entries_evicted", r->entries_evicted},
+                             {"objects_before", r->objects_before},
+                             {"objects_removed", r->objects_removed},
+                             {"bytes_before", r->bytes_before},
+                             {"bytes_removed", r->bytes_removed},
+                             {"bytes_after", after},
+                             {"temps_removed", r->temps_removed}});
   } else {
     std::printf("%s%s: evicted %zu of %zu entries, removed %zu of %zu objects (%s), %zu temp "
                 "files; %s left\n",
@@ -272,7 +272,7 @@ ExitStatus run_ls(store::Backend& st, bool json, const std::vector<std::string>&
         note_missing(r);
       }
     }
-    print_json(Json{{"store", st.describe()}, {"entries", entries}});
+    print_json_indented(Json{{"store", st.describe()}, {"entries", entries}});
   } else {
     std::printf("%-40s  %-24s  %-12s  %5s  %10s  %s\n", "KERNEL", "INSTANCE", "TARGET", "TASKS",
                 "SIZE", "LAST USED");
@@ -351,17 +351,17 @@ ExitStatus run_inspect(store::Backend& st, const std::string& address, bool json
   }
   double ratio = file->empty() ? 1.0 : static_cast<double>(h->raw_size) / file->size();
   if (json) {
-    print_json(Json{{"address", id->hex()},
-                    {"file", name},
-                    {"format_version", h->format_version},
-                    {"codec", store::codec_name(h->codec)},
-                    {"level", h->level},
-                    {"raw_size", h->raw_size},
-                    {"file_size", file->size()},
-                    {"ratio", ratio},
-                    {"qdbuild_version", h->qdbuild_version},
-                    {"content_xxh3_128", checksum},
-                    {"verified", problem.empty()}});
+    print_json_indented(Json{{"address", id->hex()},
+                             {"file", name},
+                             {"format_version", h->format_version},
+                             {"codec", store::codec_name(h->codec)},
+                             {"level", h->level},
+                             {"raw_size", h->raw_size},
+                             {"file_size", file->size()},
+                             {"ratio", ratio},
+                             {"qdbuild_version", h->qdbuild_version},
+                             {"content_xxh3_128", checksum},
+                             {"verified", problem.empty()}});
   } else {
     std::printf("address:         %s\nfile:            %s\nformat version:  %u\n"
                 "codec:           %s (level %d)\nraw size:        %" PRIu64 "\nfile size:       "

@@ -16,7 +16,7 @@ namespace re = build::bazel::remote::execution::v2;
 
 namespace {
 
-re::Digest to_proto(const Digest& d) {
+re::Digest digest_proto(const Digest& d) {
   re::Digest out;
   out.set_hash(d.hash);
   out.set_size_bytes(d.size);
@@ -57,12 +57,12 @@ Digest store_tree(const Tree& t, std::map<Digest, std::string>& blobs) {
   for (const auto& [name, bytes] : t.files) {
     re::FileNode* f = dir.add_files();
     f->set_name(name);
-    *f->mutable_digest() = to_proto(put(blobs, bytes));
+    *f->mutable_digest() = digest_proto(put(blobs, bytes));
   }
   for (const auto& [name, sub] : t.dirs) {
     re::DirectoryNode* n = dir.add_directories();
     n->set_name(name);
-    *n->mutable_digest() = to_proto(store_tree(sub, blobs));
+    *n->mutable_digest() = digest_proto(store_tree(sub, blobs));
   }
   return put(blobs, serialized(dir));
 }
@@ -109,18 +109,18 @@ ActionBlobs make_action(const CompileRequest& r) {
   re::Directory root;
   re::FileNode* target = root.add_files();
   target->set_name(k_target_file);
-  *target->mutable_digest() = to_proto(put(out.blobs, target_flags_text(r)));
+  *target->mutable_digest() = digest_proto(put(out.blobs, target_flags_text(r)));
   re::FileNode* task = root.add_files();
   task->set_name(k_task_file);
-  *task->mutable_digest() = to_proto(put(out.blobs, r.source));
+  *task->mutable_digest() = digest_proto(put(out.blobs, r.source));
   re::DirectoryNode* include = root.add_directories();
   include->set_name(k_include_dir);
-  *include->mutable_digest() = to_proto(prelude().digest);
+  *include->mutable_digest() = digest_proto(prelude().digest);
   Digest root_digest = put(out.blobs, serialized(root));
 
   re::Action action;
-  *action.mutable_command_digest() = to_proto(command_digest);
-  *action.mutable_input_root_digest() = to_proto(root_digest);
+  *action.mutable_command_digest() = digest_proto(command_digest);
+  *action.mutable_input_root_digest() = digest_proto(root_digest);
   *action.mutable_platform() = platform;
   out.action = put(out.blobs, serialized(action));
   return out;

@@ -130,7 +130,7 @@ std::string class_path(const Program& p, ClassId cls) {
 
 namespace {
 
-constexpr int k_max_depth = 48;
+constexpr int k_max_resolve_depth = 48;
 
 // The class whose body is being evaluated: its earlier attributes are visible by bare name there
 // (`GREEN = RED + 1` in an enum sees the raw value of RED, as Python's class scope does).
@@ -270,7 +270,7 @@ Entity from_binding(const Program& p, int32_t module, const std::string& name, c
 }
 
 Entity lookup(const Program& p, int32_t module, std::string_view name, int32_t before, int depth) {
-  if (depth > k_max_depth) {
+  if (depth > k_max_resolve_depth) {
     return make(EK::unknown);
   }
   const ModuleInfo& m = p.modules[module];
@@ -348,7 +348,7 @@ Entity class_attribute(const Program& p, ClassId cls, std::string_view attr, int
 }
 
 Entity member(const Program& p, const Entity& base, std::string_view attr, int depth) {
-  if (depth > k_max_depth) {
+  if (depth > k_max_resolve_depth) {
     return make(EK::unknown);
   }
   switch (base.kind) {
@@ -451,7 +451,7 @@ Entity call_result(const Program& p, int32_t module, const ast::Call* call, int3
 }
 
 Entity resolve(const Program& p, int32_t module, const ast::Expr* x, int32_t before, int depth) {
-  if (depth > k_max_depth) {
+  if (depth > k_max_resolve_depth) {
     return make(EK::unknown);
   }
   if (const auto* n = x->as<ast::Name>()) {
@@ -549,7 +549,7 @@ Value builtin_call(const Program& p, int32_t module, const ast::Call* c, std::st
 }
 
 Value eval(const Program& p, int32_t module, const ast::Expr* x, int32_t before, int depth) {
-  if (depth > k_max_depth) {
+  if (depth > k_max_resolve_depth) {
     return Value::unknown("expression too deep");
   }
   if (const auto* c = x->as<ast::Constant>()) {
@@ -709,7 +709,7 @@ Value evaluate(const Program& p, int32_t module, const ast::Expr* e, int32_t bef
 
 const Binding* final_binding(const Program& p, int32_t module, std::string_view name,
                              int32_t& where) {
-  for (int depth = 0; depth <= k_max_depth && module != k_none; ++depth) {
+  for (int depth = 0; depth <= k_max_resolve_depth && module != k_none; ++depth) {
     const ModuleInfo& m = p.modules[module];
     auto it = m.bindings.find(name);
     if (it == m.bindings.end() || it->second.empty()) {

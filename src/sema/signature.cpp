@@ -51,7 +51,7 @@ std::string Signature::text() const {
 
 namespace {
 
-constexpr int k_max_depth = 16;
+constexpr int k_max_signature_depth = 16;
 
 std::string canonical_primitive(std::string_view n) {
   static constexpr std::array<std::string_view, 12> k_prims = {
@@ -99,7 +99,7 @@ public:
   explicit Classifier(const Program& p) : m_p(p) {}
 
   ParamType classify(int32_t module, const ast::Expr* e, int depth) {
-    if (depth > k_max_depth) {
+    if (depth > k_max_signature_depth) {
       return invalid("the annotation's aliases nest too deeply");
     }
     if (const auto* c = e->as<ast::Constant>()) {

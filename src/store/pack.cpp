@@ -15,11 +15,11 @@ namespace qd::store {
 
 namespace {
 
-constexpr size_t k_checksummed = QDRT_PACK_CHECKSUM_START;
+constexpr size_t k_pack_checksummed = QDRT_PACK_CHECKSUM_START;
 
 uint64_t pack_checksum(const qdrt_pack_header& h) {
   return xxh3_64(
-      std::string_view(reinterpret_cast<const char*>(&h), sizeof h).substr(k_checksummed));
+      std::string_view(reinterpret_cast<const char*>(&h), sizeof h).substr(k_pack_checksummed));
 }
 
 uint64_t align8(uint64_t n) { return (n + 7) & ~uint64_t{7}; }

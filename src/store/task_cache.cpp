@@ -24,7 +24,7 @@ bool is_lower_hex(std::string_view s) {
                      [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
-Result<Unit> make_dir(const std::string& path) {
+Result<Unit> make_cache_dir(const std::string& path) {
   if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
     return fail(FailureKind::io, "cannot create directory '" + path + "': " + std::strerror(errno));
   }
@@ -122,10 +122,10 @@ Result<Unit> TaskCache::insert(std::string_view key, const TaskRecord& record) {
   if (!is_task_key(key)) {
     return fail(FailureKind::invalid, "'" + std::string(key) + "' is not a task key");
   }
-  if (auto r = make_dir(tasks_dir()); !r) {
+  if (auto r = make_cache_dir(tasks_dir()); !r) {
     return r;
   }
-  if (auto r = make_dir(tasks_dir() + "/" + std::string(key.substr(0, 2))); !r) {
+  if (auto r = make_cache_dir(tasks_dir() + "/" + std::string(key.substr(0, 2))); !r) {
     return r;
   }
   std::string error;

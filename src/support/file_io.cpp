@@ -11,7 +11,7 @@ namespace qd::support {
 
 namespace {
 
-std::string describe(const char* verb, const std::string& path, int err) {
+std::string io_error(const char* verb, const std::string& path, int err) {
   return std::string("cannot ") + verb + " '" + path + "': " + std::strerror(err);
 }
 
@@ -38,16 +38,16 @@ bool read_file(const std::string& path, std::string& out, std::string& error) {
   out.clear();
   FdGuard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
-    error = describe("read", path, errno);
+    error = io_error("read", path, errno);
     return false;
   }
   struct stat st{};
   if (::fstat(fd.get(), &st) != 0) {
-    error = describe("read", path, errno);
+    error = io_error("read", path, errno);
     return false;
   }
   if (S_ISDIR(st.st_mode)) {
-    error = describe("read", path, EISDIR);
+    error = io_error("read", path, EISDIR);
     return false;
   }
   // The size is a hint only (pipes and /proc files report 0 or lie); read until EOF.
@@ -61,7 +61,7 @@ bool read_file(const std::string& path, std::string& out, std::string& error) {
       if (errno == EINTR) {
         continue;
       }
-      error = describe("read", path, errno);
+      error = io_error("read", path, errno);
       out.clear();
       return false;
     }
@@ -76,11 +76,11 @@ bool read_file(const std::string& path, std::string& out, std::string& error) {
 bool write_file(const std::string& path, const std::string& data, std::string& error) {
   FdGuard fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
   if (fd.get() < 0) {
-    error = describe("write", path, errno);
+    error = io_error("write", path, errno);
     return false;
   }
   if (!write_all(fd.get(), data)) {
-    error = describe("write", path, errno);
+    error = io_error("write", path, errno);
     return false;
   }
   return true;
