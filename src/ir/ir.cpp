@@ -35,9 +35,9 @@ const char* name_of(Fence f) {
 }
 
 const char* name_of(WarpOp op) {
-  static constexpr const char* k_names[] = {"",          "shuffle",    "shuffle_up", "shuffle_down",
-                                            "ballot",    "all",        "any",        "block_all",
-                                            "block_any", "block_count"};
+  static constexpr const char* k_names[] = {
+      "",    "shuffle",   "shuffle_up", "shuffle_down", "ballot",    "all",
+      "any", "block_all", "block_any",  "block_count",  "match_any", "match_all"};
   return k_names[static_cast<int>(op)];
 }
 

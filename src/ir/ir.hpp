@@ -156,8 +156,12 @@ enum class WarpOp : uint8_t {
   block_all,
   block_any,
   block_count,
+  match_any,  // the lanes whose i32 value is this lane's (CUDA's match.any.sync.b32)
+  match_all,  // the live lanes when all of their i32 values are equal, else 0 (match.all)
 };
-inline bool is_block_op(WarpOp op) { return op >= WarpOp::block_all; }
+inline bool is_block_op(WarpOp op) {
+  return op == WarpOp::block_all || op == WarpOp::block_any || op == WarpOp::block_count;
+}
 const char* name_of(WarpOp op);
 
 // exchange: old = target; target = value. cas: old = target; if old == expected: target = value.

@@ -347,4 +347,17 @@ TEST_CASE("cuda: a task that draws reads qdrt_cuda_rand_states, which the module
             .find(".extern") == std::string::npos);
 }
 
+TEST_CASE("cuda: qd.simt.warp.match_any / match_all are the hardware's match.sync") {
+  TaskPtx t = compile_ok(R"(#include "qd_prelude.hpp"
+
+QD_TASK void qd_match(qdrt_cuda_context ctx_) {
+  qd::i32* y = qd::array_data<qd::i32>(qd::arg_array(&ctx_, 0));
+  const qd::i64 i = qd::thread_index();
+  y[i] = qd::warp_op<10, qd::i32>(y[i], 0) + qd::warp_op<11, qd::i32>(y[i] / 2, 0);
+}
+)");
+  CHECK(contains(t.ptx, "match.any.sync.b32"));
+  CHECK(contains(t.ptx, "match.all.sync.b32"));
+}
+
 }  // namespace qd::backend

@@ -121,8 +121,9 @@ inline i64 thread_stride() {
 // (warp_sync) waits at the same barrier; threads that reach different barriers are the
 // undefined behaviour CUDA deadlocks on, and trap here.
 // Warp operations (ir::WarpOp): `op` 1 shuffle, 2 shuffle_up, 3 shuffle_down, 4 ballot, 5 all,
-// 6 any; values travel as their bits (64-bit ones as two 32-bit halves on CUDA, as Quadrants'
-// cuda_shuffle_i64 moves them).
+// 6 any, 10 match_any, 11 match_all (an i32 value: the lanes holding this lane's value; the live
+// lanes when all hold the same, else 0); values travel as their bits (64-bit ones as two 32-bit
+// halves on CUDA, as Quadrants' cuda_shuffle_i64 moves them).
 template <class T> inline u64 to_bits(T v) {
   if constexpr (sizeof(T) == 4) {
     return __builtin_bit_cast(u32, v);
@@ -148,7 +149,12 @@ template <int Op> inline i32 shfl32(i32 v, i32 arg) {
   }
 }
 template <int Op, class T> inline T warp_op(T v, i32 arg) {
-  if constexpr (Op == 7) {
+  if constexpr (Op == 10) {
+    return static_cast<T>(__nvvm_match_any_sync_i32(0xffffffffu, static_cast<i32>(v)));
+  } else if constexpr (Op == 11) {
+    int all_equal = 0;
+    return static_cast<T>(__nvvm_match_all_sync_i32p(0xffffffffu, static_cast<i32>(v), &all_equal));
+  } else if constexpr (Op == 7) {
     return static_cast<T>(__nvvm_bar0_and(v != 0));
   } else if constexpr (Op == 8) {
     return static_cast<T>(__nvvm_bar0_or(v != 0));
@@ -180,7 +186,11 @@ inline void grid_fence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 enum : i32 { k_running = 0, k_at_block_sync = 1, k_at_warp_sync = 2, k_exited = 3 };
 // A warp operation of a thread that is the only one (a serial task): lane 0 of a warp of one.
 template <int Op, class T> inline T warp_op(T v, i32 arg) {
-  if constexpr (Op >= 4) {  // a vote or a block reduction of one thread's predicate
+  if constexpr (Op >= 10) {  // a match: the one lane matches itself
+    (void)v;
+    (void)arg;
+    return static_cast<T>(1);
+  } else if constexpr (Op >= 4) {  // a vote or a block reduction of one thread's predicate
     return static_cast<T>(v != 0 ? 1 : 0);
   } else {
     (void)arg;
@@ -191,13 +201,19 @@ template <int Op, class T> inline T warp_op(T v, i32 arg) {
 // xv_: the value's bits, xa_: the lane or offset; xr_: the result's bits).
 template <class F> inline void warp_exchange(F* f, i32 w, i32 end) {
   u64 ballot = 0;
+  u64 live = 0;
   bool all = true;
   bool any = false;
+  bool same = true;
+  i32 first = -1;
   for (i32 t = w; t < end; ++t) {
     if (f[t].wait_ != k_exited) {
       ballot |= (f[t].xv_ != 0 ? u64{1} : u64{0}) << (t - w);
+      live |= u64{1} << (t - w);
       all = all && f[t].xv_ != 0;
       any = any || f[t].xv_ != 0;
+      same = same && (first < 0 || f[t].xv_ == f[first].xv_);
+      first = first < 0 ? t : first;
     }
   }
   for (i32 t = w; t < end; ++t) {
@@ -213,6 +229,15 @@ template <class F> inline void warp_exchange(F* f, i32 w, i32 end) {
       case 4: x.xr_ = ballot; break;
       case 5: x.xr_ = all ? 1 : 0; break;
       case 6: x.xr_ = any ? 1 : 0; break;
+      case 10: {
+        u64 m = 0;
+        for (i32 u = w; u < end; ++u) {
+          m |= (f[u].wait_ != k_exited && f[u].xv_ == x.xv_ ? u64{1} : u64{0}) << (u - w);
+        }
+        x.xr_ = m;
+        break;
+      }
+      case 11: x.xr_ = same ? live : 0; break;
       default: x.xr_ = inside ? f[w + src].xv_ : x.xv_; break;
     }
   }

@@ -28,7 +28,7 @@ constexpr OutOfReach k_out_of_reach[] = {
      "this SIMT operation is not supported in compiled kernels yet (compiled: qd.simt.block's "
      "sync, mem_fence, thread_idx, SharedArray, reductions and scans, qd.simt.grid.mem_fence, "
      "qd.simt.warp's intrinsics, the qd.simt.subgroup operations, register tiles; not yet: "
-     "radix ranks, qd.simt.warp.match_any / match_all)"},
+     "radix ranks)"},
     {{"graph.do_while", "graph_do_while"},
      "qd.graph.do_while() is only the test of a while loop in a graph kernel (`while "
      "qd.graph.do_while(flag):`)"},

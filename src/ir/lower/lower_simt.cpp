@@ -784,7 +784,8 @@ void Lowerer::require_full_mask(const Val& mask, const std::string& what, const 
 }
 
 // qd.simt.warp's CUDA intrinsics (Quadrants' simt/warp.py) over the whole warp: votes, ballot,
-// the typed shuffles (shfl.sync's clamps: idx and down 31, up 0), active_mask.
+// the typed shuffles (shfl.sync's clamps: idx and down 31, up 0), match_any / match_all,
+// active_mask.
 std::optional<Val> Lowerer::warp_intrinsic(const std::string& name, const ast::Call* c,
                                            std::vector<Val>& args) {
   const ast::Pos& pos = c->pos;
@@ -809,6 +810,15 @@ std::optional<Val> Lowerer::warp_intrinsic(const std::string& name, const ast::C
     }
     return Val::of_scalar(
         warp_op(name == "all_nonzero" ? WarpOp::all : WarpOp::any, p, zero_i32(), pos));
+  }
+  if (name == "match_any" || name == "match_all") {
+    // match.any.sync / match.all.sync.b32 (sm_70+, as Quadrants requires) on the value as i32:
+    // the lanes holding this lane's value; the live lanes when every one holds the same, else 0.
+    need(2, "(mask, value) takes a mask and a value");
+    require_full_mask(args[0], name, pos);
+    const Expr* v = keep(to_typed(args[1], DType::i32, pos));
+    return Val::of_scalar(
+        warp_op(name == "match_any" ? WarpOp::match_any : WarpOp::match_all, v, zero_i32(), pos));
   }
   if (name == "ballot") {
     need(1, "(predicate) takes a predicate");

@@ -186,9 +186,9 @@ def needs_grad(a: qd.types.ndarray(dtype=qd.f32, ndim=1, needs_grad=True)) -> No
 
 
 @qd.kernel
-def simt_shuffle(a: A) -> None:
+def warp_match_partial_mask(a: A) -> None:
     for i in range(a.shape[0]):
-        a[i] = qd.simt.warp.match_any(qd.u32(0xFFFFFFFF), a[i])  # expect: 191:16 QD201 qd.simt.warp.match_any
+        a[i] = qd.simt.warp.match_any(0x0000FFFF, a[i])  # expect: 191:16 QD201 match_any(mask, ...) with a mask other than the whole warp
 
 
 @qd.kernel

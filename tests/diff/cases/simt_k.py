@@ -326,6 +326,18 @@ def warp_intrinsics(x: I32_1, f: F32_1, a: I32_1, b: F32_1, c: I32_1, d: I32_1) 
 
 
 @qd.kernel
+def warp_match(x: I32_1, a: I32_1, b: I32_1, c: I32_1) -> None:
+    # qd.simt.warp.match_any / match_all (CUDA's match.sync, sm_70+): the lanes holding this
+    # lane's value; every lane when all hold one value, else 0; the value converted to i32.
+    qd.loop_config(block_dim=64)
+    for i in range(x.shape[0]):
+        a[i] = qd.simt.warp.match_any(0xFFFFFFFF, x[i])
+        b[i] = qd.simt.warp.match_all(0xFFFFFFFF, x[i])
+        c[i] = qd.simt.warp.match_all(0xFFFFFFFF, x[i] // 10) + qd.simt.warp.match_any(
+            0xFFFFFFFF, qd.u32(x[i] % 2)) * 3
+
+
+@qd.kernel
 def warp_sort(k: I32_1, v: F32_1, ko: I32_1, vo: F32_1, k8: F32_1, v8: I32_1) -> None:
     # Bitonic key/value sorts: the whole warp (i32 keys, ties broken by the f32 values) and
     # groups of 8 lanes (f32 keys, i32 values).

@@ -333,6 +333,37 @@ CASES += [
 ]
 
 
+def _warp_match(n):
+    """Plain-Python values of warp_match: match_any's lanes holding the value, match_all's whole
+    warp when its values are all equal (else 0), as i32."""
+    x = [(7 * i) % 5 if i < 64 else 42 if i < 96 else i % 2 + 3 for i in range(n)]
+
+    def i32(v):
+        v &= 0xFFFFFFFF
+        return v - (1 << 32) if v >= 1 << 31 else v
+
+    def match_any(vals):
+        return _lanes(vals, lambda w, l: i32(sum(1 << u for u, v in enumerate(w) if v == w[l])))
+
+    def match_all(vals):
+        return _lanes(vals, lambda w, l: i32((1 << len(w)) - 1 if len(set(w)) == 1 else 0))
+
+    a, b = match_any(x), match_all(x)
+    c = [i32(p + q * 3) for p, q in zip(match_all([v // 10 for v in x]),
+                                        match_any([v % 2 for v in x]))]
+    return x, a, b, c
+
+
+_WM = _warp_match(128)
+CASES += [
+    {"name": "simt_warp_match", "kernel": "simt_k:warp_match",
+     "args": [arr("i32", (128,), _WM[0]), arr("i32", (128,)), arr("i32", (128,)),
+              arr("i32", (128,))],
+     "outputs": [1, 2, 3], "expected": {1: _WM[1], 2: _WM[2], 3: _WM[3]},
+     "gpu_only": GPU_ONLY},
+]
+
+
 def _warp_sort(n):
     k = [(7 * i) % 11 - 5 for i in range(n)]
     v = [((5 * i) % 13) * 0.5 - 2.0 for i in range(n)]

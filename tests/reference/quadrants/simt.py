@@ -100,6 +100,13 @@ def _exchange(block, w, lanes):
             block.results[t] = int(all(preds.values()))
         elif op == "any":
             block.results[t] = int(any(preds.values()))
+        elif op == "match_any":  # the lanes holding this lane's value
+            bits = sum(1 << (u - w) for u in lanes if ops[u] is not None and ops[u][1] == value)
+            block.results[t] = bits - (1 << 32) if bits >= 1 << 31 else bits
+        elif op == "match_all":  # the live lanes when all hold one value, else 0
+            values = {ops[u][1] for u in lanes if ops[u] is not None}
+            bits = sum(1 << (u - w) for u in lanes) if len(values) == 1 else 0
+            block.results[t] = bits - (1 << 32) if bits >= 1 << 31 else bits
         else:
             src = b if op == "shuffle" else lane - b if op == "up" else lane + b
             inside = 0 <= src <= 31 and w + src in live
@@ -223,6 +230,8 @@ def _warp_op(op, value, arg=0):
     if block is None:
         if op in ("ballot", "all", "any"):
             return int(raw != 0)
+        if op in ("match_any", "match_all"):
+            return 1  # the one lane matches itself
         return raw
     t = _tls.thread
     block.ops[t] = (op, raw, arg)
@@ -332,6 +341,16 @@ def _warp_ballot(predicate):
     return Scalar(dt.i32, _warp_op("ballot", predicate))
 
 
+def _warp_match(op):
+    def match(mask, value):
+        _full_mask(mask, op)
+        v = value.v if isinstance(value, Scalar) else int(value)
+        v = ((int(v) + (1 << 31)) % (1 << 32)) - (1 << 31)  # as i32
+        return Scalar(dt.i32, _warp_op(op, v))
+    match.__name__ = op
+    return match
+
+
 def _active_mask():
     return Scalar(dt.i32, _warp_op("ballot", 1))
 
@@ -340,6 +359,7 @@ grid = _types.SimpleNamespace(mem_fence=_fence, memfence=_fence)
 warp = _types.SimpleNamespace(
     sync=_warp_sync, all_nonzero=_warp_vote("all_nonzero"), any_nonzero=_warp_vote("any_nonzero"),
     unique=_warp_vote("unique"), ballot=_warp_ballot, active_mask=_active_mask,
+    match_any=_warp_match("match_any"), match_all=_warp_match("match_all"),
     shfl_sync_i32=_warp_shfl("shuffle", dt.i32), shfl_sync_f32=_warp_shfl("shuffle", dt.f32),
     shfl_up_i32=_warp_shfl("up", dt.i32), shfl_up_f32=_warp_shfl("up", dt.f32),
     shfl_down_i32=_warp_shfl("down", dt.i32), shfl_down_f32=_warp_shfl("down", dt.f32),
