@@ -77,7 +77,6 @@ struct CudaState {
   std::map<uint32_t, std::unique_ptr<Bundle>> bundles;         // by object
   std::map<std::pair<CUcontext, uint32_t>, CUmodule> modules;  // by ctx, object
   std::map<std::pair<CUcontext, const Instance*>, std::vector<LoadedTask>> tasks;
-  std::map<CUmodule, CUdeviceptr> random_pointed;  // qdrt_cuda_rand_states as set in the module
   std::unique_ptr<GraphCache> graphs = std::make_unique<GraphCache>();
 
   ~CudaState() {
@@ -158,9 +157,12 @@ Status load_module(const Driver& d, const Device& dev, const Bundle& bundle,
                                             " on sm_" + std::to_string(dev.arch) + ":" + failures);
 }
 
-// The instance's functions in the current context (module loaded and tasks resolved once).
+// The instance's functions in the current context (module loaded and tasks resolved once; an
+// instance that draws qd.random also points its module at `rand_states`, the context's device
+// states, which stay where they are for the context's life).
 Status tasks_of(const Driver& d, const ContextScope& scope, CudaState& state, const Bundle& bundle,
-                Kernel& k, Instance& inst, const std::vector<LoadedTask>*& out) {
+                Kernel& k, Instance& inst, CUdeviceptr rand_states,
+                const std::vector<LoadedTask>*& out) {
   std::lock_guard<std::mutex> lock(state.mutex);
   auto key = std::make_pair(scope.context(), static_cast<const Instance*>(&inst));
   if (auto it = state.tasks.find(key); it != state.tasks.end()) {
@@ -174,6 +176,11 @@ Status tasks_of(const Driver& d, const ContextScope& scope, CudaState& state, co
                                k.store->object_hex(inst.module_object), module);
         !s.ok()) {
       state.modules.erase({scope.context(), inst.module_object});
+      return s;
+    }
+  }
+  if (inst.random) {
+    if (Status s = point_module(d, module, rand_states, what); !s.ok()) {
       return s;
     }
   }
@@ -275,34 +282,17 @@ Status cuda_run(Kernel& k, Instance& inst, const void* const* args, qdrt_value* 
   // A kernel that draws qd.random holds the states for the whole of its launch (task_abi.h): the
   // launches that draw are enqueued one at a time.
   std::unique_lock<std::mutex> random_lock;
+  CUdeviceptr rand_states = 0;
   if (inst.random) {
     random_lock = std::unique_lock<std::mutex>(k.store->random().launch_mutex());
-  }
-  const std::vector<LoadedTask>* tasks = nullptr;
-  if (Status s = tasks_of(*d, scope, state, bundle, k, inst, tasks); !s.ok()) {
-    return s;
-  }
-  if (inst.random) {
-    CUdeviceptr states = 0;
-    if (Status s = device_states(*d, scope, k.store->random(), kernel_what(k, inst), states);
+    if (Status s = device_states(*d, scope, k.store->random(), kernel_what(k, inst), rand_states);
         !s.ok()) {
       return s;
     }
-    std::lock_guard<std::mutex> lock(state.mutex);
-    auto loaded = state.modules.find({scope.context(), inst.module_object});
-    if (loaded == state.modules.end() || loaded->second == nullptr) {
-      return Status::error(QDRT_ERROR_LOAD,
-                           kernel_what(k, inst) + ": its CUDA module is not loaded");
-    }
-    CUmodule module = loaded->second;
-    auto [it, fresh] = state.random_pointed.emplace(module, states);
-    if (fresh || it->second != states) {
-      if (Status s = point_module(*d, module, states, kernel_what(k, inst)); !s.ok()) {
-        state.random_pointed.erase(module);
-        return s;
-      }
-      it->second = states;
-    }
+  }
+  const std::vector<LoadedTask>* tasks = nullptr;
+  if (Status s = tasks_of(*d, scope, state, bundle, k, inst, rand_states, tasks); !s.ok()) {
+    return s;
   }
   auto stream = static_cast<CUstream>(options.stream);
   const Device& dev = scope.device();
